@@ -1,0 +1,34 @@
+# `make demo` and `make test` are the two commands of the README: each creates .venv when missing and installs
+# what it needs into it. Stamps make a second run skip the install.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+
+.PHONY: demo test install clean bench
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+
+$(VENV)/.stamp-base: pyproject.toml | $(PY)
+	$(PIP) -e .
+	touch $@
+
+$(VENV)/.stamp-test: pyproject.toml | $(PY)
+	$(PIP) -e ".[test,ray,bench]"
+	touch $@ $(VENV)/.stamp-base
+
+install: $(VENV)/.stamp-base
+
+demo: $(VENV)/.stamp-base
+	$(VENV)/bin/apportion demo
+
+test: $(VENV)/.stamp-test
+	$(PY) -m pytest -q -p no:cacheprovider
+
+bench: $(VENV)/.stamp-test
+	@echo "benchmarks are run one by one: $(PY) benchmarks/<name>.py (see docs/)"
+
+clean:
+	rm -rf $(VENV) demo-output build src/*.egg-info

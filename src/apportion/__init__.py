@@ -1,0 +1,50 @@
+"""apportion: divide work among heterogeneous processors so that they finish together and communicate little.
+
+The top level re-exports the functions users call; each is imported on first use so `import apportion` stays
+fast (Numba kernels compile only when a subsystem is used).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> (module, attribute)
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "Graph": ("apportion.graph.csr", "Graph"),
+    "InputError": ("apportion.errors", "InputError"),
+    "read_graph": ("apportion.graph.io", "read_graph"),
+    "write_graph": ("apportion.graph.io", "write_graph"),
+    "generate": ("apportion.graph.generate", "generate"),
+    "metrics": ("apportion.graph.metrics", None),
+    # vertex partitioning (seed 000 ch. 4-5) and MST
+    "partition": ("apportion.partitioning.vertex.multilevel", "partition"),
+    "Partition": ("apportion.partitioning.vertex.result", "Partition"),
+    "mst": ("apportion.apps.mst", "mst"),
+    # edge partitioning (seed 001)
+    "edge_partition": ("apportion.partitioning.edge.api", "edge_partition"),
+    "EdgePartition": ("apportion.partitioning.edge.result", "EdgePartition"),
+    # scheduling (seed 000 ch. 3)
+    "run_divisible": ("apportion.schedule.api", "run_divisible"),
+    # grid partitioning (seed 002)
+    "partition_grid": ("apportion.partitioning.grid.api", "partition_grid"),
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module_name, attribute = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'apportion' has no attribute {name!r}") from None
+    module = importlib.import_module(module_name)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,1 @@
+"""apportion.partitioning.vertex."""

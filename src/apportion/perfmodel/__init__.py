@@ -1,0 +1,1 @@
+"""apportion.perfmodel."""
