@@ -18,7 +18,8 @@ from apportion.errors import InputError, UnavailableError
 
 COMMAND_MODULES = (
     "apportion.cli.graph_commands",      # generate, info, convert, evaluate
-    "apportion.cli.partition_commands",  # partition, mst
+    "apportion.cli.partition_commands",  # partition
+    "apportion.cli.mst_command",         # mst
     "apportion.cli.edge_commands",       # edge-partition, spmv
     "apportion.cli.schedule_commands",   # schedule
     "apportion.cli.grid_commands",       # grid, perfmodel, stencil
