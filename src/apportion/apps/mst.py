@@ -1,0 +1,153 @@
+"""Minimum spanning forest by parallel Borůvka (seed 000, section 5.4; Borůvka 1926).
+
+Every round, each component finds its lightest outgoing edge (the edge-discovery phase: a segmented arg-min,
+the minimum-weight counterpart of the heavy-edge matching in the partitioner's coarsening), hooks itself to the
+component at the other end, and the hooked trees are collapsed by pointer jumping (the merge phase). The edge
+list is then contracted: ends renamed to the new components, edges inside a component dropped. Rounds repeat
+until no edge leaves any component, so a disconnected graph yields a spanning forest with one tree per
+connected component. The number of components at least halves every round, so there are at most log2(n)
+rounds.
+
+Ties are broken by (weight, canonical edge id) — the canonical id orders edges by (min(u, v), max(u, v)), as
+`Graph.edges()` lists them — which makes the edge order strict: no cycle can form, the forest is unique, and
+the result is the same for every thread count.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from apportion.apps import _mst_kernels as kernels
+from apportion.errors import InputError
+from apportion.graph.csr import Graph
+
+__all__ = ["SpanningForest", "mst"]
+
+
+@dataclass(frozen=True, eq=False)
+class SpanningForest:
+    """A minimum spanning forest of a graph.
+
+    Attributes:
+        u, v: int64 arrays, the ends of the forest's edges (u < v), in canonical order (by u, then v).
+        weights: int64 array, the weight of each forest edge (1 for an unweighted graph).
+        total_weight: the sum of `weights`.
+        components: the number of trees, i.e. connected components of the graph (isolated vertices count).
+        n: number of vertices of the graph; len(u) == n - components.
+        rounds: number of Borůvka rounds run.
+        time_s: wall-clock seconds of the computation (graph loading excluded).
+    """
+
+    u: np.ndarray
+    v: np.ndarray
+    weights: np.ndarray
+    total_weight: int
+    components: int
+    n: int
+    rounds: int
+    time_s: float
+
+    @property
+    def edge_count(self) -> int:
+        """Number of forest edges (n - components)."""
+        return int(self.u.shape[0])
+
+    def to_dict(self) -> dict:
+        """The summary as plain JSON-ready values (the edge arrays are left out; write them with -o)."""
+        return {
+            "n": self.n,
+            "edges": self.edge_count,
+            "total_weight": int(self.total_weight),
+            "components": int(self.components),
+            "rounds": int(self.rounds),
+            "time_s": float(self.time_s),
+        }
+
+
+@contextmanager
+def numba_threads(threads: int | None) -> Iterator[int]:
+    """Run the enclosed kernels on `threads` Numba threads (None: the current setting); restores it after."""
+    import numba
+
+    previous = numba.get_num_threads()
+    if threads is None:
+        yield previous
+        return
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
+        raise InputError(f"threads must be a positive integer, got {threads!r}")
+    limit = numba.config.NUMBA_NUM_THREADS
+    if not 1 <= int(threads) <= limit:
+        raise InputError(f"threads must be between 1 and {limit} (the Numba thread pool size), got {threads}")
+    numba.set_num_threads(int(threads))
+    try:
+        yield int(threads)
+    finally:
+        numba.set_num_threads(previous)
+
+
+def mst(graph: Graph, *, threads: int | None = None) -> SpanningForest:
+    """Minimum spanning forest of an undirected graph by parallel Borůvka (seed 000, section 5.4).
+
+    Args:
+        graph: an `apportion.Graph`; edge weights are its integer edge weights, or 1 each when it has none.
+        threads: number of Numba threads for the kernels (None keeps the current setting).
+
+    Returns:
+        A `SpanningForest` with n - c edges for a graph with c connected components, of minimum total weight
+        (equal to `scipy.sparse.csgraph.minimum_spanning_tree`'s). Among equal-weight choices the edge with the
+        smaller canonical id (min(u, v), max(u, v)) wins, so the forest is deterministic.
+
+    Raises:
+        InputError: `graph` is not a Graph, or `threads` is not a valid thread count.
+    """
+    if not isinstance(graph, Graph):
+        raise InputError(f"mst needs an apportion.Graph, got {type(graph).__name__}")
+    with numba_threads(threads) as thread_count:
+        start = time.perf_counter()
+        keys, weights, rounds = _boruvka(graph, max(1, thread_count))
+        u, v, w = kernels.sort_by_key(keys, weights, max(graph.n, 1))
+        elapsed = time.perf_counter() - start
+    return SpanningForest(u=u, v=v, weights=w, total_weight=int(w.sum()), components=graph.n - int(u.shape[0]),
+                          n=graph.n, rounds=rounds, time_s=elapsed)
+
+
+def _boruvka(graph: Graph, chunks: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The Borůvka rounds; returns the forest's (canonical key, weight) arrays and the number of rounds."""
+    n = graph.n
+    empty = np.empty(0, dtype=np.int64)
+    if n == 0 or graph.m == 0:
+        return empty, empty, 0
+    indptr, indices = graph.indptr, graph.indices
+    has_weights = graph.edge_weights is not None
+    weights = graph.edge_weights if has_weights else np.ones(1, dtype=np.int64)
+
+    # Round 1 on the CSR arrays: every vertex is its own component.
+    best = kernels.lightest_incident_edge(indptr, indices, weights, has_weights)
+    parent = kernels.hook_vertices(indptr, indices, best)
+    hooked = kernels.break_two_cycles(parent)
+    keys, ws = kernels.forest_edges_of_vertices(indptr, indices, weights, has_weights, best, hooked)
+    forest_keys, forest_ws = [keys], [ws]
+    kernels.jump_to_roots(parent)
+    label, components = kernels.relabel_roots(parent)
+    end_a, end_b, edge_ws, edge_keys = kernels.contract_csr_edges(indptr, indices, weights, has_weights, label,
+                                                                  chunks)
+    rounds = 1
+    # Later rounds on the contracted edge list (components as vertices, parallel edges kept).
+    while end_a.shape[0] > 0:
+        best = kernels.lightest_edge_per_component(end_a, end_b, edge_ws, edge_keys, components, chunks)
+        parent = kernels.hook_components(end_a, end_b, best)
+        hooked = kernels.break_two_cycles(parent)
+        keys, ws = kernels.forest_edges_of_components(edge_ws, edge_keys, best, hooked)
+        forest_keys.append(keys)
+        forest_ws.append(ws)
+        kernels.jump_to_roots(parent)
+        label, components = kernels.relabel_roots(parent)
+        end_a, end_b, edge_ws, edge_keys = kernels.contract_edge_list(end_a, end_b, edge_ws, edge_keys, label,
+                                                                      chunks)
+        rounds += 1
+    return np.concatenate(forest_keys), np.concatenate(forest_ws), rounds
