@@ -1,0 +1,56 @@
+"""CPUDevice: host cores running Numba kernels (seed 000 ch. 3: the CPU "p_c").
+
+Numba kernels compiled with `nogil=True` release the GIL, so several devices (one Python thread each) compute at
+the same time in one process. `threads` > 1 uses the kernel set's `cpu_parallel` variant (a Numba
+`parallel=True` kernel) with `numba.set_num_threads(threads)`, which is local to the calling thread; without such
+a variant the serial CPU kernel runs.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from apportion.platform.device import KIND_CPU, Device, KernelSet, Timing
+
+
+class CPUDevice(Device):
+    """`threads` host cores as one device. Runs `KernelSet.cpu` (or `cpu_parallel` when threads > 1)."""
+
+    def __init__(self, threads: int = 1, name: str | None = None, peak_flops: float | None = None):
+        threads = int(threads)
+        if threads < 1:
+            from apportion.errors import InputError
+
+            raise InputError(f"CPUDevice: threads must be >= 1, got {threads}")
+        super().__init__(name=name or f"cpu{threads}", kind=KIND_CPU, implementation=KIND_CPU, bundles=False,
+                         peak_flops=peak_flops)
+        self.threads = threads
+
+    def select(self, kernels):
+        kernel_set = KernelSet.coerce(kernels)
+        if self.threads > 1 and kernel_set.cpu_parallel is not None:
+            return kernel_set.cpu_parallel
+        return kernel_set.cpu
+
+    def _execute(self, kernels, args) -> tuple[Any, Timing]:
+        kernel = self.select(kernels)
+        if self.threads > 1 and kernel is not KernelSet.coerce(kernels).cpu:
+            import numba
+
+            numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+        start = time.perf_counter()
+        result = kernel(*args)
+        return result, Timing(compute_s=time.perf_counter() - start)
+
+    def describe(self) -> dict:
+        return {**super().describe(), "threads": self.threads}
+
+
+def host_core_count() -> int:
+    """Cores this process may use (affinity-aware)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return os.cpu_count() or 1

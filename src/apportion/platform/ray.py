@@ -1,0 +1,136 @@
+"""RayDevice: a worker actor on a Ray cluster running kernels remotely (the distributed engine, DESIGN.md).
+
+`connect(address)` joins a cluster (`--cluster ADDRESS`, else the RAY_ADDRESS environment variable, else a local
+one-process cluster when `local_cpus` is given); an unreachable cluster raises UnavailableError with one clear
+line. Each RayDevice owns one actor (`num_cpus=threads`) that keeps a CPUDevice and runs the kernel set's CPU
+implementation on the arguments it receives (NumPy arrays travel through Ray's object store). A killed actor
+makes `run` raise DeviceFailure, so schedulers re-run its chunks elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from typing import Any
+
+from apportion.errors import UnavailableError
+from apportion.platform.device import Device, DeviceFailure, Link, Timing
+
+_ACTOR_CLASS = None
+
+
+def _ray():
+    try:
+        import ray
+    except Exception as exc:  # pragma: no cover - ray is a dependency
+        raise UnavailableError(f"Ray is not installed: {exc}") from None
+    return ray
+
+
+def _check_reachable(address: str, timeout_s: float = 3.0) -> None:
+    """Fail fast (instead of Ray's long reconnect loop) when host:port does not accept connections."""
+    if address in ("auto", "local") or ":" not in address.split("://", 1)[-1]:
+        return
+    hostport = address.split("://", 1)[-1]
+    host, _, port = hostport.rpartition(":")
+    try:
+        port_number = int(port)
+    except ValueError:
+        raise UnavailableError(f"cluster address {address!r}: expected HOST:PORT") from None
+    try:
+        with socket.create_connection((host or "127.0.0.1", port_number), timeout=timeout_s):
+            pass
+    except OSError as exc:
+        raise UnavailableError(f"Ray cluster at {address} is unreachable: {exc}") from None
+
+
+def connect(address: str | None = None, local_cpus: int | None = None) -> None:
+    """Join the Ray cluster at `address` (or RAY_ADDRESS); with neither, start a local one with `local_cpus`.
+
+    Does nothing when Ray is already initialised in this process. Raises UnavailableError if it cannot connect.
+    """
+    ray = _ray()
+    if ray.is_initialized():
+        return
+    address = address or os.environ.get("RAY_ADDRESS")
+    try:
+        if address:
+            _check_reachable(address)
+            ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+        else:
+            ray.init(num_cpus=local_cpus or 1, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    except UnavailableError:
+        raise
+    except Exception as exc:
+        raise UnavailableError(f"cannot connect to Ray cluster {address or '(local)'}: "
+                               f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+
+
+def _actor_class():
+    global _ACTOR_CLASS
+    if _ACTOR_CLASS is None:
+        ray = _ray()
+
+        @ray.remote
+        class KernelWorker:
+            """Holds a CPUDevice on a cluster node and runs kernels on it."""
+
+            def __init__(self, threads: int):
+                from apportion.platform.cpu import CPUDevice
+
+                self.device = CPUDevice(threads=threads)
+
+            def run(self, kernels, args):
+                execution = self.device.run(kernels, *args)
+                return execution.result, execution.timing
+
+            def ping(self):
+                return True
+
+        _ACTOR_CLASS = KernelWorker
+    return _ACTOR_CLASS
+
+
+class RayDevice(Device):
+    """A remote CPU worker: one Ray actor with `threads` CPUs. Call `connect(...)` first (or pass address)."""
+
+    def __init__(self, name: str | None = None, threads: int = 1, address: str | None = None,
+                 link: Link | None = None):
+        connect(address)
+        ray = _ray()
+        super().__init__(name=name or f"ray{id(self) % 10000}", kind="remote", implementation="cpu",
+                         bundles=True, link=link)
+        self.threads = int(threads)
+        self.actor = _actor_class().options(num_cpus=self.threads).remote(self.threads)
+        try:
+            ray.get(self.actor.ping.remote(), timeout=120)
+        except Exception as exc:
+            raise UnavailableError(f"Ray actor for {self.name} did not start: {exc}") from None
+        self._ray = ray
+
+    def _execute(self, kernels, args) -> tuple[Any, Timing]:
+        ray = self._ray
+        start = time.perf_counter()
+        try:
+            result, remote_timing = ray.get(self.actor.run.remote(kernels, tuple(args)))
+        except (ray.exceptions.RayActorError, ray.exceptions.ActorDiedError if hasattr(ray.exceptions,
+                "ActorDiedError") else ray.exceptions.RayActorError) as exc:
+            raise DeviceFailure(f"Ray actor of {self.name} died: {type(exc).__name__}") from None
+        elapsed = time.perf_counter() - start
+        # what is not remote compute is transport (object store, scheduling, network)
+        transport = max(0.0, elapsed - remote_timing.total_s)
+        return result, Timing(transfer_s=transport, compute_s=remote_timing.total_s, transfer_in_s=transport / 2)
+
+    def kill(self) -> None:
+        """Kill the actor (tests use this to show re-execution)."""
+        self._ray.kill(self.actor, no_restart=True)
+
+    def describe(self) -> dict:
+        return {**super().describe(), "threads": self.threads}
+
+    def close(self) -> None:
+        try:
+            self._ray.kill(self.actor, no_restart=True)
+        except Exception:
+            pass
