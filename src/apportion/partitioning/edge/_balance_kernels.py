@@ -1,0 +1,130 @@
+"""Numba kernel of the edge-balancing step (see balance.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from apportion.partitioning.edge._part_sets import add_edge_to_part, remove_edge_from_part
+
+
+@njit(cache=True, nogil=True)
+def _least_loaded_below(loads, limit):
+    best = -1
+    for q in range(loads.shape[0]):
+        if loads[q] < limit and (best < 0 or loads[q] < loads[best]):
+            best = q
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _best_move(a, b, p, loads, limit, fallback, slot_ptr, slot_part, slot_count, fill, count_a, count_b):
+    """Cheapest target q ≠ p with loads[q] < limit for an edge (a, b) in part p: returns (delta, q).
+
+    delta = new copies created in q minus copies freed in p. Candidates: the parts already holding a or b,
+    and `fallback` (the least-loaded eligible part), which is the best of all parts holding neither.
+    """
+    for s in range(slot_ptr[a], slot_ptr[a] + fill[a]):
+        count_a[slot_part[s]] = slot_count[s]
+    for s in range(slot_ptr[b], slot_ptr[b] + fill[b]):
+        count_b[slot_part[s]] = slot_count[s]
+    freed = (1 if count_a[p] == 1 else 0) + (1 if count_b[p] == 1 else 0)
+    best_q = -1
+    best_cost = 3
+    for side in range(3):
+        if side == 2:
+            lo, hi = 0, 1
+        elif side == 0:
+            lo, hi = slot_ptr[a], slot_ptr[a] + fill[a]
+        else:
+            lo, hi = slot_ptr[b], slot_ptr[b] + fill[b]
+        for s in range(lo, hi):
+            q = fallback if side == 2 else slot_part[s]
+            if q < 0 or q == p or loads[q] >= limit:
+                continue
+            cost = (1 if count_a[q] == 0 else 0) + (1 if count_b[q] == 0 else 0)
+            if cost < best_cost or (cost == best_cost and loads[q] < loads[best_q]):
+                best_cost = cost
+                best_q = q
+    for s in range(slot_ptr[a], slot_ptr[a] + fill[a]):
+        count_a[slot_part[s]] = 0
+    for s in range(slot_ptr[b], slot_ptr[b] + fill[b]):
+        count_b[slot_part[s]] = 0
+    return best_cost - freed, best_q
+
+
+@njit(cache=True, nogil=True)
+def rebalance_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_count, fill):
+    """Move edges until every part holds between `lower` and `upper` edges; returns the number of moves.
+
+    Rounds: while a part is above `upper`, sources are those parts and targets the parts below `upper`;
+    then, while a part is below `lower`, sources are parts above `lower` and targets the parts below it.
+    Each round scores every edge of every source by its cheapest move, sorts, and applies moves in that
+    order, re-scoring each one live and skipping it when its price went up (it is retried next round).
+    """
+    m = u.shape[0]
+    loads = np.zeros(k, dtype=np.int64)
+    for e in range(m):
+        loads[assignment[e]] += 1
+    count_a = np.zeros(k, dtype=np.int32)
+    count_b = np.zeros(k, dtype=np.int32)
+    moves = 0
+    while True:
+        over = False
+        under = False
+        for q in range(k):
+            if loads[q] > upper:
+                over = True
+            if loads[q] < lower:
+                under = True
+        if not over and not under:
+            break
+        if over:
+            source_limit = upper
+            target_limit = upper
+        else:
+            source_limit = lower
+            target_limit = lower
+        fallback = _least_loaded_below(loads, target_limit)
+        ncand = 0
+        for e in range(m):
+            if loads[assignment[e]] > source_limit:
+                ncand += 1
+        cand = np.empty(ncand, dtype=np.int64)
+        price = np.empty(ncand, dtype=np.int64)
+        c = 0
+        for e in range(m):
+            p = assignment[e]
+            if loads[p] > source_limit:
+                delta, q = _best_move(u[e], v[e], p, loads, target_limit, fallback, slot_ptr, slot_part,
+                                      slot_count, fill, count_a, count_b)
+                cand[c] = e
+                price[c] = delta
+                c += 1
+        order = np.argsort(price, kind="mergesort")
+        moved_this_round = 0
+        for i in range(ncand):
+            e = cand[order[i]]
+            p = assignment[e]
+            if loads[p] <= source_limit:
+                continue
+            if fallback < 0 or loads[fallback] >= target_limit:
+                fallback = _least_loaded_below(loads, target_limit)
+                if fallback < 0:
+                    break
+            delta, q = _best_move(u[e], v[e], p, loads, target_limit, fallback, slot_ptr, slot_part,
+                                  slot_count, fill, count_a, count_b)
+            if q < 0 or (delta > price[order[i]] and moved_this_round > 0):
+                continue
+            remove_edge_from_part(slot_ptr, slot_part, slot_count, fill, u[e], p)
+            remove_edge_from_part(slot_ptr, slot_part, slot_count, fill, v[e], p)
+            add_edge_to_part(slot_ptr, slot_part, slot_count, fill, u[e], q)
+            add_edge_to_part(slot_ptr, slot_part, slot_count, fill, v[e], q)
+            assignment[e] = q
+            loads[p] -= 1
+            loads[q] += 1
+            moves += 1
+            moved_this_round += 1
+        if moved_this_round == 0:
+            break
+    return moves

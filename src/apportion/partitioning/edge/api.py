@@ -1,0 +1,119 @@
+"""`edge_partition`: the one entry point of balanced edge partitioning (seed 001).
+
+Validates the request, runs the method, restores the requested edge balance with the shared copy-aware step
+(balance.py) whenever the method's own result is outside it, and wraps the result with its metrics.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from apportion.errors import InputError
+from apportion.partitioning.edge.balance import rebalance
+from apportion.partitioning.edge.options import METHOD_OPTIONS, METHODS, EdgePartitionOptions
+from apportion.partitioning.edge.result import EdgePartition, make_edge_partition
+from apportion.partitioning.edge.vertex_partitioner import VERTEX_PARTITIONERS
+
+
+def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
+    from apportion.graph.csr import Graph
+
+    if not isinstance(graph, Graph):
+        raise InputError(f"expected an apportion Graph, got {type(graph).__name__}")
+    if method not in METHOD_OPTIONS:
+        raise InputError(f"unknown edge-partitioning method {method!r}; choose from {', '.join(METHODS)}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise InputError(f"k must be an integer, got {k!r}")
+    if k < 1:
+        raise InputError(f"k must be at least 1, got {k}")
+    if k > max(graph.m, 1):
+        raise InputError(f"k = {k} exceeds the number of edges m = {graph.m}")
+    if not isinstance(imbalance, (int, float, np.integer, np.floating)) or isinstance(imbalance, bool) \
+            or not math.isfinite(imbalance) or imbalance < 0:
+        raise InputError(f"imbalance must be a finite number ≥ 0, got {imbalance!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise InputError(f"seed must be an integer, got {seed!r}")
+    allowed = METHOD_OPTIONS[method]
+    for name in options:
+        if name not in allowed:
+            known = ", ".join(allowed) if allowed else "none"
+            raise InputError(f"method {method!r} has no option {name!r} (its options: {known})")
+    opts = replace(EdgePartitionOptions(), **options)
+    if opts.vertex_partitioner not in VERTEX_PARTITIONERS:
+        raise InputError(f"vertex_partitioner must be one of {', '.join(VERTEX_PARTITIONERS)}, "
+                         f"got {opts.vertex_partitioner!r}")
+    if not (isinstance(opts.dominant_weight, (int, np.integer)) and opts.dominant_weight >= 1):
+        raise InputError(f"dominant_weight must be a positive integer, got {opts.dominant_weight!r}")
+    if opts.vertex_imbalance is not None and not (opts.vertex_imbalance >= 0):
+        raise InputError(f"vertex_imbalance must be ≥ 0, got {opts.vertex_imbalance!r}")
+    if not (isinstance(opts.lam, (int, float)) and math.isfinite(opts.lam) and opts.lam >= 0):
+        raise InputError(f"lam (HDRF's λ) must be a finite number ≥ 0, got {opts.lam!r}")
+    if opts.threads is not None and not (isinstance(opts.threads, int) and opts.threads >= 1):
+        raise InputError(f"threads must be a positive integer, got {opts.threads!r}")
+    return opts
+
+
+def _run(graph, k, imbalance, seed, method, opts) -> tuple[np.ndarray, dict]:
+    from apportion.partitioning.edge import ne, spac, streaming, wvp
+
+    if method == "spac":
+        return spac.spac(graph, k, imbalance, seed, dominant_weight=int(opts.dominant_weight),
+                         vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance)
+    if method == "random":
+        return streaming.random_edges(graph, k, imbalance, seed), {}
+    if method == "dbh":
+        return streaming.dbh(graph, k, imbalance, seed), {}
+    if method == "greedy":
+        return streaming.greedy(graph, k, imbalance, seed), {}
+    if method == "hdrf":
+        return streaming.hdrf(graph, k, imbalance, seed, lam=float(opts.lam)), {"lambda": float(opts.lam)}
+    if method in ("wvp-random", "wvp-greedy"):
+        return wvp.wvp(graph, k, imbalance, seed, greedy=method == "wvp-greedy",
+                       vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance)
+    if method == "ne":
+        return ne.neighbourhood_expansion(graph, k, imbalance, seed), {}
+    from apportion.partitioning.edge.hypergraph import hypergraph_partition
+
+    return hypergraph_partition(graph, k, imbalance, seed, threads=opts.threads, preset=opts.preset)
+
+
+def edge_partition(graph, k: int, *, method: str = "spac", imbalance: float = 0.0, seed: int = 0,
+                   **options) -> EdgePartition:
+    """Partition the edges of `graph` into k parts, minimising vertex copies Σ_v (p_v − 1) (seed 001 §3.1).
+
+    Args:
+        graph: an apportion Graph (undirected; edge weights are ignored — every edge is one unit of work).
+        k: number of parts, 1 ≤ k ≤ m.
+        method: "spac" (default; seed 001 §3.2), "random", "dbh", "greedy", "hdrf", "wvp-random",
+            "wvp-greedy", "ne", or "hypergraph" (Mt-KaHyPar; needs the mtkahypar package).
+        imbalance: ε ≥ 0. Every part holds at most max(⌈m/k⌉, ⌊(1+ε)·m/k⌋) edges; at ε = 0 every part holds
+            ⌊m/k⌋ or ⌈m/k⌉ edges (exact balance), whatever the method.
+        seed: every random choice follows it; same seed, same result.
+        **options: method options (see options.EdgePartitionOptions); an option the method does not read is
+            an InputError.
+
+    Returns an EdgePartition whose assignment lists the part of every edge in canonical order (graph.edges()).
+    details["balance_moves"] counts the edges the final balancing step moved.
+    Raises InputError on bad arguments, UnavailableError when "hypergraph" lacks mtkahypar.
+    """
+    opts = _check(graph, k, imbalance, seed, method, options)
+    k = int(k)
+    imbalance = float(imbalance)
+    seed = int(seed)
+    start = time.perf_counter()
+    if graph.m == 0:
+        assignment, details = np.zeros(0, dtype=np.int32), {}
+    elif k == 1:
+        assignment, details = np.zeros(graph.m, dtype=np.int32), {}
+    else:
+        assignment, details = _run(graph, k, imbalance, seed, method, opts)
+    u, v, _ = graph.edges()
+    assignment, moves = rebalance(u, v, assignment, graph.n, k, imbalance)
+    elapsed = time.perf_counter() - start
+    details = dict(details)
+    details["balance_moves"] = moves
+    return make_edge_partition(graph, assignment, k, method, elapsed, details)

@@ -1,0 +1,41 @@
+"""The knobs of the edge partitioners, in one place, and which method reads which."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class EdgePartitionOptions:
+    """Method options (keyword arguments of `edge_partition`).
+
+    dominant_weight: SPAC's weight of dominant edges in the Ψ-transformed graph (paper: 1000).
+    vertex_partitioner: "apportion" (apportion.partition) or "metis" (pymetis, a cross-check) for SPAC/WVP.
+    vertex_imbalance: imbalance allowed to that vertex partitioner (None: max(imbalance, 0.01)).
+    lam: HDRF's balance weight λ (default 1).
+    threads: Mt-KaHyPar threads (None: all cores).
+    preset: Mt-KaHyPar preset: default, quality, deterministic, large_k.
+    """
+
+    dominant_weight: int = 1000
+    vertex_partitioner: str = "apportion"
+    vertex_imbalance: float | None = None
+    lam: float = 1.0
+    threads: int | None = None
+    preset: str = "default"
+
+
+METHOD_OPTIONS: dict[str, tuple[str, ...]] = {
+    "spac": ("dominant_weight", "vertex_partitioner", "vertex_imbalance"),
+    "random": (),
+    "dbh": (),
+    "greedy": (),
+    "hdrf": ("lam",),
+    "wvp-random": ("vertex_partitioner", "vertex_imbalance"),
+    "wvp-greedy": ("vertex_partitioner", "vertex_imbalance"),
+    "ne": (),
+    "hypergraph": ("threads", "preset"),
+}
+
+METHODS = tuple(METHOD_OPTIONS)
+OPTION_NAMES = tuple(f.name for f in fields(EdgePartitionOptions))
