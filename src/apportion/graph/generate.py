@@ -1,0 +1,435 @@
+"""Seeded synthetic graphs with the definitions of the DIMACS10 challenge and the Graph500 benchmark.
+
+`generate(kind, n, seed=0, **options)` returns a `Graph`. The kinds:
+
+- ``delaunay``: the 2-D Delaunay triangulation of n points drawn uniformly from the unit square (DIMACS10
+  ``delaunay_nX``). SciPy's Qhull does the triangulation on the points in Morton order (faster); vertex i is
+  still point i of the draw.
+- ``rgg``: random geometric graph, n uniform points in the unit square, an edge when two points lie closer than
+  0.55·√(ln n / n) (DIMACS10 ``rgg_n_2_X``); pairs found with a k-d tree.
+- ``grid2d``: rows × cols lattice, 4-neighbour (n a perfect square, or ``rows=``/``cols=``).
+- ``grid3d``: x × y × z lattice, 6-neighbour (n a perfect cube, or ``dims=(x, y, z)``).
+- ``rmat``: Graph500 R-MAT / Kronecker graph, n = 2^scale vertices, edge factor 16, quadrant probabilities
+  a = 0.57, b = 0.19, c = 0.19 (d = 0.05); self-loops dropped, duplicates merged, symmetrised, vertex labels
+  randomly permuted (``permute=False`` keeps the raw labels).
+- ``er``: Erdős–Rényi G(n, p), with ``p=`` or ``avg_degree=`` (default average degree 8).
+- ``ba``: Barabási–Albert preferential attachment with ``m_attach=`` edges per new vertex (default 4), grown
+  from a clique on m_attach + 1 vertices, so every degree is at least m_attach.
+
+Every random choice comes from ``numpy.random.default_rng(seed)`` (the Barabási–Albert kernel seeds Numba's
+generator with the same seed): the same seed gives the same graph. docs/graph.md gives the costs.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from apportion.errors import InputError
+from apportion.graph.csr import Graph, index_dtype
+
+KINDS = ("delaunay", "rgg", "grid2d", "grid3d", "rmat", "er", "ba")
+
+# Graph500 Kronecker initiator and edge factor.
+RMAT_A, RMAT_B, RMAT_C = 0.57, 0.19, 0.19
+RMAT_EDGE_FACTOR = 16
+# DIMACS10 random geometric graph radius constant: r = RGG_RADIUS_FACTOR * sqrt(ln n / n).
+RGG_RADIUS_FACTOR = 0.55
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def _graph_from_pairs(lo: np.ndarray, hi: np.ndarray, n: int, name: str) -> Graph:
+    """The simple undirected graph on the given pairs (self-loops dropped, repeats merged)."""
+    from apportion.graph._generate_kernels import symmetric_csr
+
+    indptr, indices = symmetric_csr(lo, hi, n, index_dtype(n))
+    return Graph._trusted(indptr, indices, None, None, name)
+
+
+def _log2_exact(n: int) -> int | None:
+    return n.bit_length() - 1 if n > 0 and n & (n - 1) == 0 else None
+
+
+def _size_label(n: int) -> str:
+    """'n20' for n = 2^20, else 'n1000'."""
+    power = _log2_exact(n)
+    return f"n{power}" if power is not None else f"n{n}"
+
+
+def _seed_suffix(seed: int) -> str:
+    return "" if seed == 0 else f"_s{seed}"
+
+
+def _check_count(value: Any, what: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise InputError(f"{what} must be an integer, got {value!r}")
+    value = int(value)
+    if value < minimum:
+        raise InputError(f"{what} must be at least {minimum}, got {value}")
+    return value
+
+
+def _check_probability(value: Any, what: str) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{what} must be a number, got {value!r}") from None
+    if not (0.0 <= value <= 1.0):
+        raise InputError(f"{what} must lie in [0, 1], got {value}")
+    return value
+
+
+def _uniform_points(n: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).random((n, 2))
+
+
+def _morton_order(points: np.ndarray, bits: int = 16) -> np.ndarray:
+    """Permutation sorting 2-D points in [0, 1)² along the Z-order curve (locality helps Qhull and caches)."""
+    scale = float(1 << bits)
+    x = np.minimum(points[:, 0] * scale, scale - 1).astype(np.uint64)
+    y = np.minimum(points[:, 1] * scale, scale - 1).astype(np.uint64)
+
+    def spread(v: np.ndarray) -> np.ndarray:
+        v = (v | (v << np.uint64(16))) & np.uint64(0x0000FFFF0000FFFF)
+        v = (v | (v << np.uint64(8))) & np.uint64(0x00FF00FF00FF00FF)
+        v = (v | (v << np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+        v = (v | (v << np.uint64(2))) & np.uint64(0x3333333333333333)
+        v = (v | (v << np.uint64(1))) & np.uint64(0x5555555555555555)
+        return v
+
+    return np.argsort(spread(x) | (spread(y) << np.uint64(1)), kind="stable")
+
+
+def _relabel(lo: np.ndarray, hi: np.ndarray, order: str, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keep vertex i = point i ("random"), or renumber vertices along the Z-order curve ("spatial")."""
+    if order == "random":
+        return lo, hi
+    if order == "spatial":
+        rank = np.empty(points.shape[0], dtype=np.int64)
+        rank[_morton_order(points)] = np.arange(points.shape[0])
+        return rank[lo], rank[hi]
+    raise InputError(f"order must be 'random' or 'spatial', got {order!r}")
+
+
+# ---------------------------------------------------------------------------------------------- generators
+def delaunay(n: int, seed: int = 0, *, order: str = "random") -> Graph:
+    """2-D Delaunay triangulation of n uniform points in the unit square (DIMACS10 ``delaunay_nX``).
+
+    Edges are the sides of the triangles; m ≤ 3n − 6 (planar). ``order="spatial"`` renumbers the vertices along
+    a Z-order curve (locality like the DIMACS10 files); the default keeps vertex i = point i. Points that Qhull
+    finds coincident (probability ~0) stay isolated. Cost: Qhull's O(n log n), about 10 s for n = 2^20.
+    """
+    from scipy.spatial import Delaunay
+
+    points = _uniform_points(n, seed)
+    name = f"delaunay_{_size_label(n)}{_seed_suffix(seed)}"
+    if n <= 3:  # Qhull needs 4 points; fewer points in general position triangulate to a clique
+        lo, hi = np.triu_indices(n, k=1)
+    else:
+        morton = _morton_order(points)
+        try:
+            simplices = Delaunay(points[morton]).simplices
+        except Exception as exc:  # Qhull refuses degenerate input (e.g. n = 3 collinear: probability 0)
+            raise InputError(f"delaunay: Qhull cannot triangulate these {n} points ({type(exc).__name__})") from None
+        triangles = morton[simplices]
+        lo = np.concatenate([triangles[:, 0], triangles[:, 1], triangles[:, 2]])
+        hi = np.concatenate([triangles[:, 1], triangles[:, 2], triangles[:, 0]])
+    lo, hi = _relabel(lo, hi, order, points)
+    return _graph_from_pairs(lo, hi, n, name)
+
+
+def rgg(n: int, seed: int = 0, *, radius: float | None = None, order: str = "random") -> Graph:
+    """Random geometric graph: n uniform points in the unit square, an edge when distance < radius.
+
+    The default radius is DIMACS10's 0.55·√(ln n / n), giving average degree about 0.95·ln n less a boundary
+    effect. ``order="spatial"`` renumbers vertices along a Z-order curve (the DIMACS10 files are spatially
+    sorted). Pairs come from SciPy's k-d tree (``cKDTree.query_pairs``): about 1 s for n = 2^20.
+    """
+    from scipy.spatial import cKDTree
+
+    if radius is None:
+        radius = RGG_RADIUS_FACTOR * math.sqrt(math.log(n) / n)
+    else:
+        try:
+            radius = float(radius)
+        except (TypeError, ValueError):
+            raise InputError(f"rgg: radius must be a number, got {radius!r}") from None
+        if not (radius >= 0.0 and math.isfinite(radius)):
+            raise InputError(f"rgg: radius must be a non-negative number, got {radius}")
+    points = _uniform_points(n, seed)
+    power = _log2_exact(n)
+    name = (f"rgg_n_2_{power}_s{seed}" if power is not None else f"rgg_n{n}_s{seed}")
+    if radius > 0 and n > 1:
+        # query_pairs uses <= r; a tie has probability zero, and we nudge the radius down to keep the strict '<'.
+        pairs = cKDTree(points).query_pairs(np.nextafter(radius, 0.0), output_type="ndarray")
+        lo, hi = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
+    else:
+        lo = hi = np.zeros(0, dtype=np.int64)
+    lo, hi = _relabel(lo, hi, order, points)
+    return _graph_from_pairs(lo, hi, n, name)
+
+
+def _lattice_pairs(dims: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Edges between lattice neighbours (one step along one axis); vertex id is row-major over dims."""
+    n = int(np.prod(dims))
+    ids = np.arange(n, dtype=np.int64).reshape(dims)
+    lo_parts, hi_parts = [], []
+    for axis in range(len(dims)):
+        if dims[axis] < 2:
+            continue
+        lower = [slice(None)] * len(dims)
+        upper = [slice(None)] * len(dims)
+        lower[axis] = slice(0, -1)
+        upper[axis] = slice(1, None)
+        lo_parts.append(ids[tuple(lower)].ravel())
+        hi_parts.append(ids[tuple(upper)].ravel())
+    if not lo_parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(lo_parts), np.concatenate(hi_parts)
+
+
+def grid2d(n: int | None, seed: int = 0, *, rows: int | None = None, cols: int | None = None) -> Graph:
+    """rows × cols 4-neighbour lattice; vertex r·cols + c. n must be a perfect square unless rows/cols given.
+
+    With one of rows/cols, the other is n divided by it. The seed is unused (the grid is deterministic).
+    """
+    if rows is None and cols is None:
+        if n is None:
+            raise InputError("grid2d: give n (a perfect square) or rows= and cols=")
+        side = math.isqrt(n)
+        if side * side != n:
+            raise InputError(f"grid2d: n = {n} is not a perfect square; give rows= and cols= instead")
+        rows = cols = side
+    else:
+        if rows is not None:
+            rows = _check_count(rows, "grid2d: rows")
+        if cols is not None:
+            cols = _check_count(cols, "grid2d: cols")
+        if rows is None or cols is None:
+            if n is None:
+                raise InputError("grid2d: give both rows= and cols=, or n with one of them")
+            known = rows if rows is not None else cols
+            if n % known:
+                raise InputError(f"grid2d: n = {n} is not a multiple of {known}")
+            rows, cols = (rows, n // rows) if rows is not None else (n // cols, cols)
+        if n is not None and rows * cols != n:
+            raise InputError(f"grid2d: rows × cols = {rows * cols} but n = {n}")
+    lo, hi = _lattice_pairs((rows, cols))
+    return _graph_from_pairs(lo, hi, rows * cols, f"grid2d_{rows}x{cols}")
+
+
+def grid3d(n: int | None, seed: int = 0, *, dims: Any = None) -> Graph:
+    """x × y × z 6-neighbour lattice; vertex (i·y + j)·z + l. n must be a perfect cube unless dims= is given."""
+    if dims is None:
+        if n is None:
+            raise InputError("grid3d: give n (a perfect cube) or dims=(x, y, z)")
+        side = round(n ** (1.0 / 3.0))
+        side = next((s for s in (side - 1, side, side + 1) if s > 0 and s ** 3 == n), None)
+        if side is None:
+            raise InputError(f"grid3d: n = {n} is not a perfect cube; give dims=(x, y, z) instead")
+        dims = (side, side, side)
+    else:
+        if isinstance(dims, str):
+            dims = [d for d in dims.replace("x", ",").split(",") if d.strip()]
+        try:
+            dims = tuple(_check_count(int(d) if isinstance(d, str) else d, "grid3d: each of dims") for d in dims)
+        except (TypeError, ValueError):
+            raise InputError(f"grid3d: dims must be three positive integers, got {dims!r}") from None
+        if len(dims) != 3:
+            raise InputError(f"grid3d: dims must be three positive integers, got {len(dims)}")
+        if n is not None and int(np.prod(dims)) != n:
+            raise InputError(f"grid3d: x × y × z = {int(np.prod(dims))} but n = {n}")
+    lo, hi = _lattice_pairs(dims)
+    return _graph_from_pairs(lo, hi, int(np.prod(dims)), "grid3d_" + "x".join(map(str, dims)))
+
+
+def rmat_pairs(scale: int, seed: int = 0, *, edge_factor: int = RMAT_EDGE_FACTOR, a: float = RMAT_A,
+               b: float = RMAT_B, c: float = RMAT_C, permute: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The raw Graph500 Kronecker edge list: edge_factor · 2^scale pairs, before loops and repeats are removed.
+
+    For each edge and each of the `scale` bit levels one uniform draw picks a quadrant: (0,0) with probability
+    a, (0,1) with b, (1,0) with c, (1,1) with d = 1 − a − b − c (Graph500 specification, section "Kronecker
+    generator"). With `permute`, vertex labels go through a random permutation, as Graph500 does.
+    """
+    rng = np.random.default_rng(seed)
+    n = 1 << scale
+    total = edge_factor * n
+    src = np.zeros(total, dtype=np.int64)
+    dst = np.zeros(total, dtype=np.int64)
+    ab, abc = np.float32(a + b), np.float32(a + b + c)
+    fa = np.float32(a)
+    chunk = 1 << 22
+    for start in range(0, total, chunk):
+        stop = min(total, start + chunk)
+        s = src[start:stop]
+        d = dst[start:stop]
+        for bit in range(scale):
+            draw = rng.random(stop - start, dtype=np.float32)
+            row_bit = draw >= ab
+            col_bit = (draw >= abc) | ((draw >= fa) & ~row_bit)
+            s |= row_bit.astype(np.int64) << bit
+            d |= col_bit.astype(np.int64) << bit
+    if permute:
+        labels = rng.permutation(n)
+        src, dst = labels[src], labels[dst]
+    return src, dst
+
+
+def rmat(n: int | None, seed: int = 0, *, scale: int | None = None, edge_factor: int = RMAT_EDGE_FACTOR,
+         a: float = RMAT_A, b: float = RMAT_B, c: float = RMAT_C, permute: bool = True) -> Graph:
+    """Graph500 R-MAT / Kronecker graph on n = 2^scale vertices (see `rmat_pairs`), made simple and undirected.
+
+    Vertices that draw no edge stay isolated, so n is always 2^scale. Cost: scale · edge_factor · n uniform
+    draws plus one CSR build; a few seconds for scale 20.
+    """
+    if scale is not None:
+        scale = _check_count(scale, "rmat: scale", minimum=0)
+        if n is not None and n != 1 << scale:
+            raise InputError(f"rmat: n = {n} but scale = {scale} means n = {1 << scale}")
+    else:
+        if n is None:
+            raise InputError("rmat: give n (a power of two) or scale=")
+        scale = _log2_exact(n)
+        if scale is None:
+            raise InputError(f"rmat: n = {n} is not a power of two (use scale= or n = 2^scale)")
+    if scale > 40:
+        raise InputError(f"rmat: scale {scale} is too large")
+    edge_factor = _check_count(edge_factor, "rmat: edge_factor")
+    a, b, c = (_check_probability(x, f"rmat: {nm}") for x, nm in ((a, "a"), (b, "b"), (c, "c")))
+    if a + b + c > 1.0 + 1e-12:
+        raise InputError(f"rmat: a + b + c = {a + b + c} exceeds 1")
+    src, dst = rmat_pairs(scale, seed, edge_factor=edge_factor, a=a, b=b, c=c, permute=bool(permute))
+    n = 1 << scale
+    return _graph_from_pairs(src, dst, n, f"rmat_s{scale}{_seed_suffix(seed)}")
+
+
+def _distinct_pair_keys(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    """`count` distinct unordered pairs {u, v}, u ≠ v, uniformly at random, as keys u·n + v with u < v.
+
+    Draws ordered pairs with replacement and keeps the first `count` distinct unordered ones in draw order:
+    a uniformly random `count`-subset, since the draw sequence is exchangeable.
+    """
+    keys = np.zeros(0, dtype=np.int64)
+    first_seen = np.zeros(0, dtype=np.int64)
+    drawn = 0
+    while keys.shape[0] < count:
+        need = count - keys.shape[0]
+        batch = int(need * 1.1) + 16
+        u = rng.integers(0, n, batch)
+        v = rng.integers(0, n, batch)
+        ok = u != v
+        new = np.minimum(u, v)[ok] * n + np.maximum(u, v)[ok]
+        position = np.flatnonzero(ok) + drawn
+        drawn += batch
+        all_keys = np.concatenate([keys, new])
+        all_pos = np.concatenate([first_seen, position])
+        keys, index = np.unique(all_keys, return_index=True)
+        first_seen = all_pos[index]
+    keep = np.argsort(first_seen, kind="stable")[:count]
+    return keys[keep]
+
+
+def er(n: int, seed: int = 0, *, p: float | None = None, avg_degree: float | None = None) -> Graph:
+    """Erdős–Rényi G(n, p): each of the n(n−1)/2 pairs is an edge independently with probability p.
+
+    Give ``p=`` or ``avg_degree=`` (p = avg_degree / (n − 1)); the default is average degree 8. Small n: one
+    Bernoulli draw per pair. Large n: the edge count is drawn from Binomial(n(n−1)/2, p) and that many distinct
+    pairs are sampled uniformly — the same distribution, in O(m log m) without touching every pair.
+    """
+    if p is not None and avg_degree is not None:
+        raise InputError("er: give p= or avg_degree=, not both")
+    if p is None:
+        if avg_degree is None:
+            avg_degree = 8.0
+        try:
+            avg_degree = float(avg_degree)
+        except (TypeError, ValueError):
+            raise InputError(f"er: avg_degree must be a number, got {avg_degree!r}") from None
+        if not (avg_degree >= 0 and math.isfinite(avg_degree)):
+            raise InputError(f"er: avg_degree must be non-negative, got {avg_degree}")
+        if n > 1 and avg_degree > n - 1:
+            raise InputError(f"er: avg_degree {avg_degree} exceeds n − 1 = {n - 1}")
+        p = avg_degree / (n - 1) if n > 1 else 0.0
+    p = _check_probability(p, "er: p")
+    rng = np.random.default_rng(seed)
+    pairs = n * (n - 1) // 2
+    if pairs <= 1 << 22:
+        iu, ju = np.triu_indices(n, k=1)
+        chosen = rng.random(pairs) < p
+        lo, hi = iu[chosen].astype(np.int64), ju[chosen].astype(np.int64)
+    else:
+        count = int(rng.binomial(pairs, p))
+        if count > pairs // 2:
+            raise InputError(f"er: p = {p} is too dense for n = {n} (use p ≤ 0.5 on large graphs)")
+        keys = _distinct_pair_keys(n, count, rng)
+        lo, hi = keys // n, keys % n
+    name = f"er_{_size_label(n)}_d{p * (n - 1):g}{_seed_suffix(seed)}"
+    return _graph_from_pairs(lo, hi, n, name)
+
+
+def ba(n: int, seed: int = 0, *, m_attach: int = 4) -> Graph:
+    """Barabási–Albert preferential attachment (Barabási & Albert 1999): a clique on m_attach + 1 vertices,
+    then each new vertex joins m_attach distinct earlier vertices chosen with probability ∝ degree.
+
+    m = C(m_attach+1, 2) + (n − m_attach − 1)·m_attach; every degree ≥ m_attach. O(n·m_attach) Numba kernel.
+    """
+    from apportion.graph._generate_kernels import barabasi_albert_pairs
+
+    m_attach = _check_count(m_attach, "ba: m_attach")
+    if n < m_attach + 1:
+        raise InputError(f"ba: n = {n} must be at least m_attach + 1 = {m_attach + 1}")
+    lo, hi = barabasi_albert_pairs(n, m_attach, np.int64(seed % (1 << 32)))
+    return _graph_from_pairs(lo, hi, n, f"ba_{_size_label(n)}_m{m_attach}{_seed_suffix(seed)}")
+
+
+GENERATORS: dict[str, Callable[..., Graph]] = {
+    "delaunay": delaunay, "rgg": rgg, "grid2d": grid2d, "grid3d": grid3d, "rmat": rmat, "er": er, "ba": ba,
+}
+# kinds whose size may come from options alone
+_N_OPTIONAL = {"grid2d", "grid3d", "rmat"}
+
+
+def options_of(kind: str) -> tuple[str, ...]:
+    """The keyword options a kind accepts."""
+    params = inspect.signature(GENERATORS[kind]).parameters
+    return tuple(name for name, prm in params.items() if prm.kind is inspect.Parameter.KEYWORD_ONLY)
+
+
+def generate(kind: str, n: int | None, seed: int = 0, **options: Any) -> Graph:
+    """A seeded synthetic graph of the given kind (see the module docstring and docs/graph.md).
+
+    Args:
+        kind: one of delaunay, rgg, grid2d, grid3d, rmat, er, ba.
+        n: number of vertices (≥ 1). For grid2d / grid3d / rmat it may be None when rows/cols, dims or scale
+            fix the size; for rmat it must be a power of two.
+        seed: every random choice derives from it; the same seed gives the same graph.
+        options: per-kind keyword options (``options_of(kind)`` lists them).
+
+    Raises:
+        InputError: unknown kind, unknown option, or an invalid size or option value.
+    """
+    if kind not in GENERATORS:
+        raise InputError(f"unknown graph kind {kind!r}; choose one of {', '.join(KINDS)}")
+    allowed = options_of(kind)
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        valid = ", ".join(allowed) if allowed else "none"
+        raise InputError(f"{kind}: unknown option(s) {', '.join(unknown)}; valid options: {valid}")
+    if n is None:
+        if kind not in _N_OPTIONAL:
+            raise InputError(f"{kind}: the number of vertices n is required")
+    else:
+        n = _check_count(n, f"{kind}: n")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
+    return GENERATORS[kind](n, int(seed), **options)
+
+
+__all__ = ["KINDS", "GENERATORS", "generate", "options_of", "rmat_pairs", "delaunay", "rgg", "grid2d", "grid3d",
+           "rmat", "er", "ba"]
