@@ -1,0 +1,457 @@
+"""Numba kernels behind the graph readers and writers: tokenising text, assembling and checking CSR arrays.
+
+The readers never loop over lines or edges in Python. A file is read in large byte chunks that end at a line
+boundary; `tokenize_chunk` turns each chunk into integer (and, for Matrix Market `real` data, floating-point)
+tokens plus the boundaries of the lines it kept and their physical line numbers, so that every later error can
+name its line. The remaining kernels turn tokens into CSR arrays and check the graph invariants (ids in range,
+no self-loops, sorted duplicate-free neighbour lists, symmetric adjacency with equal weights).
+
+Error reporting convention: a kernel returns a status code (0 = fine) with the position that caused it; the
+Python caller turns that into an `InputError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+# status codes of tokenize_chunk
+TOKEN_OK = 0
+TOKEN_BAD = 1          # a token that is not a number of the expected kind
+TOKEN_OVERFLOW = 2     # an integer too large for int64 / a mantissa with too many digits
+
+_SPACE = 32
+_TAB = 9
+_CR = 13
+_LF = 10
+_VT = 11
+_FF = 12
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_blank(c):
+    return c == _SPACE or c == _TAB or c == _CR or c == _VT or c == _FF
+
+
+@njit(cache=True, nogil=True)
+def tokenize_chunk(data, comment_a, comment_b, keep_blank, want_float, first_line_number,
+                   int_out, float_out, is_int_out, line_start_out, line_number_out):
+    """Tokenise `data` (uint8, ending at a line boundary or at the end of the file).
+
+    Tokens are maximal runs of non-blank bytes. Lines whose first non-blank byte is `comment_a` or `comment_b`
+    (byte values, -1 for none) are skipped; blank lines are kept as lines with no tokens when `keep_blank`,
+    skipped otherwise. With `want_float` false every token must be an integer `[+-]?[0-9]+`; with it true
+    decimal numbers with a fraction and/or exponent are accepted too: `int_out` then holds the exact integer
+    value where the number is an integer (`is_int_out` = 1) and `float_out` its approximate value.
+
+    Outputs are written into the preallocated arrays (`int_out` etc. need len(data) // 2 + 1 entries,
+    `line_*_out` one more than the number of newlines + 1). Returns (status, number of tokens, number of kept
+    lines, line number after the chunk, line number of the error, byte offset of the error).
+    """
+    ntok = 0
+    nline = 0
+    line_no = first_line_number
+    i = 0
+    size = data.shape[0]
+    while i < size:
+        # start of a physical line
+        j = i
+        while j < size and _is_blank(data[j]):
+            j += 1
+        if j < size and (data[j] == comment_a or data[j] == comment_b):
+            while j < size and data[j] != _LF:
+                j += 1
+            i = j + 1
+            line_no += 1
+            continue
+        line_first_token = ntok
+        while j < size and data[j] != _LF:
+            c = data[j]
+            if _is_blank(c):
+                j += 1
+                continue
+            # one token starting at j
+            start = j
+            negative = False
+            if c == 43 or c == 45:  # + -
+                negative = c == 45
+                j += 1
+            mantissa = np.int64(0)
+            digits = 0
+            dropped_digits = 0
+            while j < size and data[j] >= 48 and data[j] <= 57:
+                if mantissa > 922337203685477579:
+                    if not want_float:
+                        return TOKEN_OVERFLOW, ntok, nline, line_no, line_no, start
+                    dropped_digits += 1
+                else:
+                    mantissa = mantissa * 10 + (data[j] - 48)
+                digits += 1
+                j += 1
+            exponent = dropped_digits
+            if want_float and j < size and data[j] == 46:  # '.'
+                j += 1
+                while j < size and data[j] >= 48 and data[j] <= 57:
+                    if mantissa <= 922337203685477579:
+                        mantissa = mantissa * 10 + (data[j] - 48)
+                        exponent -= 1
+                    digits += 1
+                    j += 1
+            if want_float and digits > 0 and j < size and (data[j] == 101 or data[j] == 69):  # e E
+                j += 1
+                exp_negative = False
+                if j < size and (data[j] == 43 or data[j] == 45):
+                    exp_negative = data[j] == 45
+                    j += 1
+                exp_digits = 0
+                e = 0
+                while j < size and data[j] >= 48 and data[j] <= 57:
+                    if e < 100000:
+                        e = e * 10 + (data[j] - 48)
+                    exp_digits += 1
+                    j += 1
+                if exp_digits == 0:
+                    return TOKEN_BAD, ntok, nline, line_no, line_no, start
+                exponent += -e if exp_negative else e
+            if digits == 0 or (j < size and not _is_blank(data[j]) and data[j] != _LF):
+                return TOKEN_BAD, ntok, nline, line_no, line_no, start
+            if negative:
+                mantissa = -mantissa
+            if want_float:
+                value = float(mantissa) * (10.0 ** exponent)
+                float_out[ntok] = value
+                # exact integer test: strip trailing zeros of the mantissa against a negative exponent
+                exact = True
+                m = mantissa
+                ex = exponent
+                while ex < 0 and m != 0 and m % 10 == 0:
+                    m //= 10
+                    ex += 1
+                if m == 0:
+                    ex = 0
+                if ex < 0 or ex > 18:
+                    exact = False
+                elif ex > 0:
+                    limit = np.int64(1)
+                    for _ in range(ex):
+                        limit *= 10
+                    if abs(m) > 9223372036854775807 // limit:
+                        exact = False
+                    else:
+                        m = m * limit
+                if exact:
+                    int_out[ntok] = m
+                    is_int_out[ntok] = 1
+                else:
+                    int_out[ntok] = 0
+                    is_int_out[ntok] = 0
+            else:
+                int_out[ntok] = mantissa
+            ntok += 1
+        if ntok > line_first_token or keep_blank:
+            # a final line without newline and without tokens is not a line
+            if ntok > line_first_token or j < size:
+                line_start_out[nline] = line_first_token
+                line_number_out[nline] = line_no
+                nline += 1
+        i = j + 1
+        line_no += 1
+    line_start_out[nline] = ntok
+    return TOKEN_OK, ntok, nline, line_no, line_no, -1
+
+
+# --------------------------------------------------------------------------------------------- METIS body
+METIS_OK = 0
+METIS_FEW_TOKENS = 1       # fewer tokens than the vertex size + vertex weights
+METIS_ODD_TOKENS = 2       # edge-weighted line with a neighbour missing its weight
+METIS_ID_RANGE = 3         # neighbour id outside 1..n
+METIS_EDGE_WEIGHT = 4      # edge weight <= 0
+METIS_VERTEX_WEIGHT = 5    # vertex weight < 0
+METIS_VERTEX_SIZE = 6      # vertex size < 0
+
+
+@njit(cache=True, nogil=True)
+def assemble_metis(tokens, line_start, n, has_size, nvw, has_ew):
+    """Turn the tokens of the n vertex lines into CSR arrays (0-based ids, file order within each line).
+
+    Returns (status, vertex, value, indptr, adjacency, edge_weights, vertex_weights (n, nvw), sizes).
+    On an error `vertex` is the 0-based vertex whose line is wrong and `value` the offending number.
+    """
+    prefix = has_size + nvw
+    stride = 1 + has_ew
+    indptr = np.empty(n + 1, dtype=np.int64)
+    indptr[0] = 0
+    empty_i = np.empty(0, dtype=np.int64)
+    for v in range(n):
+        count = line_start[v + 1] - line_start[v]
+        if count < prefix:
+            return METIS_FEW_TOKENS, v, count, indptr, empty_i, empty_i, np.empty((0, 0), np.int64), empty_i
+        rest = count - prefix
+        if rest % stride != 0:
+            return METIS_ODD_TOKENS, v, count, indptr, empty_i, empty_i, np.empty((0, 0), np.int64), empty_i
+        indptr[v + 1] = indptr[v] + rest // stride
+    total = indptr[n]
+    adjacency = np.empty(total, dtype=np.int64)
+    edge_weights = np.empty(total if has_ew else 0, dtype=np.int64)
+    vertex_weights = np.empty((n, nvw), dtype=np.int64)
+    sizes = np.empty(n if has_size else 0, dtype=np.int64)
+    for v in range(n):
+        t = line_start[v]
+        if has_size:
+            s = tokens[t]
+            if s < 0:
+                return METIS_VERTEX_SIZE, v, s, indptr, adjacency, edge_weights, vertex_weights, sizes
+            sizes[v] = s
+            t += 1
+        for c in range(nvw):
+            w = tokens[t]
+            if w < 0:
+                return METIS_VERTEX_WEIGHT, v, w, indptr, adjacency, edge_weights, vertex_weights, sizes
+            vertex_weights[v, c] = w
+            t += 1
+        for e in range(indptr[v], indptr[v + 1]):
+            u = tokens[t]
+            if u < 1 or u > n:
+                return METIS_ID_RANGE, v, u, indptr, adjacency, edge_weights, vertex_weights, sizes
+            adjacency[e] = u - 1
+            t += 1
+            if has_ew:
+                w = tokens[t]
+                if w <= 0:
+                    return METIS_EDGE_WEIGHT, v, w, indptr, adjacency, edge_weights, vertex_weights, sizes
+                edge_weights[e] = w
+                t += 1
+    return METIS_OK, -1, 0, indptr, adjacency, edge_weights, vertex_weights, sizes
+
+
+# --------------------------------------------------------------------------------------------- CSR helpers
+@njit(cache=True, nogil=True)
+def drop_self_loops(indptr, adjacency, edge_weights):
+    """Remove entries v→v. Returns (count, first vertex with a loop or -1, indptr, adjacency, edge weights)."""
+    n = indptr.shape[0] - 1
+    count = 0
+    first = -1
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            if adjacency[e] == v:
+                count += 1
+                if first < 0:
+                    first = v
+    if count == 0:
+        return 0, -1, indptr, adjacency, edge_weights
+    has_w = edge_weights.shape[0] > 0
+    new_indptr = np.empty(n + 1, dtype=np.int64)
+    new_adj = np.empty(adjacency.shape[0] - count, dtype=adjacency.dtype)
+    new_w = np.empty(new_adj.shape[0] if has_w else 0, dtype=np.int64)
+    k = 0
+    new_indptr[0] = 0
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            if adjacency[e] != v:
+                new_adj[k] = adjacency[e]
+                if has_w:
+                    new_w[k] = edge_weights[e]
+                k += 1
+        new_indptr[v + 1] = k
+    return count, first, new_indptr, new_adj, new_w
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def sort_rows(indptr, adjacency, edge_weights):
+    """Sort every neighbour list in place (edge weights follow their neighbours)."""
+    n = indptr.shape[0] - 1
+    has_w = edge_weights.shape[0] > 0
+    for v in prange(n):
+        lo = indptr[v]
+        hi = indptr[v + 1]
+        ordered = True
+        for e in range(lo + 1, hi):
+            if adjacency[e] < adjacency[e - 1]:
+                ordered = False
+                break
+        if ordered:
+            continue
+        if has_w:
+            order = np.argsort(adjacency[lo:hi], kind="mergesort")
+            a = adjacency[lo:hi][order]
+            w = edge_weights[lo:hi][order]
+            adjacency[lo:hi] = a
+            edge_weights[lo:hi] = w
+        else:
+            adjacency[lo:hi] = np.sort(adjacency[lo:hi])
+
+
+@njit(cache=True, nogil=True)
+def find_duplicate(indptr, adjacency):
+    """First (v, u) where u appears twice in v's sorted neighbour list, or (-1, -1)."""
+    n = indptr.shape[0] - 1
+    for v in range(n):
+        for e in range(indptr[v] + 1, indptr[v + 1]):
+            if adjacency[e] == adjacency[e - 1]:
+                return v, adjacency[e]
+    return -1, -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _find_in_row(adjacency, lo, hi, target):
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if adjacency[mid] < target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def find_asymmetry(indptr, adjacency, edge_weights):
+    """First (v, u, kind) with u in N(v) but v not in N(u) (kind 1) or unequal weights (kind 2); (-1,-1,0).
+
+    Rows must be sorted. "First" means smallest v, then the first such u in v's list.
+    """
+    n = indptr.shape[0] - 1
+    has_w = edge_weights.shape[0] > 0
+    bad_at = np.full(n, -1, dtype=np.int64)
+    bad_kind = np.zeros(n, dtype=np.int64)
+    for v in prange(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            u = adjacency[e]
+            pos = _find_in_row(adjacency, indptr[u], indptr[u + 1], v)
+            if pos >= indptr[u + 1] or adjacency[pos] != v:
+                bad_at[v] = e
+                bad_kind[v] = 1
+                break
+            if has_w and edge_weights[pos] != edge_weights[e]:
+                bad_at[v] = e
+                bad_kind[v] = 2
+                break
+    for v in range(n):
+        if bad_at[v] >= 0:
+            return v, adjacency[bad_at[v]], bad_kind[v]
+    return -1, -1, 0
+
+
+@njit(cache=True, nogil=True)
+def check_csr_shape(indptr, adjacency, n):
+    """Validate raw CSR arrays: returns (code, position, value); code 0 ok, 1 indptr[0] != 0,
+    2 decreasing offset at position, 3 last offset != len(adjacency), 4 id out of range at position."""
+    if indptr[0] != 0:
+        return 1, 0, indptr[0]
+    for v in range(n):
+        if indptr[v + 1] < indptr[v]:
+            return 2, v, indptr[v + 1]
+    if indptr[n] != adjacency.shape[0]:
+        return 3, n, indptr[n]
+    for e in range(adjacency.shape[0]):
+        if adjacency[e] < 0 or adjacency[e] >= n:
+            return 4, e, adjacency[e]
+    return 0, -1, 0
+
+
+@njit(cache=True, nogil=True)
+def scatter_pairs(src, dst, weights, n):
+    """CSR (rows unsorted, duplicates kept) with entries u→v and v→u for every pair {src[i], dst[i]}.
+
+    Returns (indptr, adjacency (int64), edge weights (empty when `weights` is empty)). Followed by
+    `sort_rows` and `merge_sorted_duplicates` this gives the undirected simple graph of the pairs.
+    """
+    has_w = weights.shape[0] > 0
+    degree = np.zeros(n + 1, dtype=np.int64)
+    for i in range(src.shape[0]):
+        degree[src[i] + 1] += 1
+        degree[dst[i] + 1] += 1
+    for v in range(n):
+        degree[v + 1] += degree[v]
+    fill = degree[:-1].copy()
+    adjacency = np.empty(degree[n], dtype=np.int64)
+    ew = np.empty(degree[n] if has_w else 0, dtype=np.int64)
+    for i in range(src.shape[0]):
+        a = src[i]
+        b = dst[i]
+        adjacency[fill[a]] = b
+        adjacency[fill[b]] = a
+        if has_w:
+            ew[fill[a]] = weights[i]
+            ew[fill[b]] = weights[i]
+        fill[a] += 1
+        fill[b] += 1
+    return degree, adjacency, ew
+
+
+@njit(cache=True, nogil=True)
+def merge_sorted_duplicates(degree, adjacency, ew):
+    """Merge repeated neighbours of sorted rows (keeping the largest weight); returns compact copies."""
+    n = degree.shape[0] - 1
+    has_w = ew.shape[0] > 0
+    indptr = np.empty(n + 1, dtype=np.int64)
+    indptr[0] = 0
+    k = 0
+    for v in range(n):
+        lo = degree[v]
+        hi = degree[v + 1]
+        row_start = k
+        for e in range(lo, hi):
+            if k > row_start and adjacency[k - 1] == adjacency[e]:
+                if has_w and ew[e] > ew[k - 1]:
+                    ew[k - 1] = ew[e]
+                continue
+            adjacency[k] = adjacency[e]
+            if has_w:
+                ew[k] = ew[e]
+            k += 1
+        indptr[v + 1] = k
+    return indptr, adjacency[:k].copy(), ew[:k].copy() if has_w else ew
+
+
+# --------------------------------------------------------------------------------------------- writing text
+@njit(cache=True, nogil=True, inline="always")
+def _digits(x):
+    if x < 0:
+        x = -x
+        d = 2
+    else:
+        d = 1
+    while x >= 10:
+        x //= 10
+        d += 1
+    return d
+
+
+@njit(cache=True, nogil=True)
+def join_int_lines(values, line_start):
+    """Text of integer lines: line i holds values[line_start[i]:line_start[i+1]] separated by single spaces.
+
+    Every line (empty ones included) ends with a newline. Returns a uint8 array.
+    """
+    nlines = line_start.shape[0] - 1
+    length = 0
+    for i in range(values.shape[0]):
+        length += _digits(values[i]) + 1
+    # a value is followed by a space or a newline; an empty line is one newline
+    for i in range(nlines):
+        if line_start[i + 1] == line_start[i]:
+            length += 1
+    out = np.empty(length, dtype=np.uint8)
+    pos = 0
+    for i in range(nlines):
+        lo = line_start[i]
+        hi = line_start[i + 1]
+        if lo == hi:
+            out[pos] = _LF
+            pos += 1
+            continue
+        for t in range(lo, hi):
+            x = values[t]
+            if x < 0:
+                out[pos] = 45
+                pos += 1
+                x = -x
+            d = _digits(x)
+            end = pos + d
+            for q in range(d):
+                out[end - 1 - q] = 48 + x % 10
+                x //= 10
+            pos = end
+            out[pos] = _SPACE if t + 1 < hi else _LF
+            pos += 1
+    return out

@@ -1,0 +1,140 @@
+"""Streaming tokenisation of text graph files: chunks of bytes → integer tokens with line boundaries.
+
+`read_head` gives the first lines for header parsing in Python (a header is a handful of lines); `tokenize`
+reads the body in chunks of `CHUNK_BYTES` that end at a newline, runs the Numba tokenizer on each, shows a
+progress bar for large files, and returns one `Tokens` for the whole body.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from apportion.errors import InputError
+from apportion.graph.io import _parse_kernels as K
+
+CHUNK_BYTES = 1 << 25        # 32 MiB per tokenizer call
+PROGRESS_BYTES = 1 << 24     # show a bar for files larger than this (16 MiB)
+
+
+@dataclass
+class Tokens:
+    """The body of a text file as numbers.
+
+    values: int64 tokens (exact integer values; 0 where `is_integer` is 0).
+    floats: float64 tokens (only when floats were asked for, else empty).
+    is_integer: uint8 flags (only when floats were asked for, else empty).
+    line_start: int64, len = lines + 1; line k holds values[line_start[k]:line_start[k+1]].
+    line_number: int64 physical 1-based line number of each kept line.
+    end_line: the physical line number after the last line.
+    """
+
+    values: np.ndarray
+    floats: np.ndarray
+    is_integer: np.ndarray
+    line_start: np.ndarray
+    line_number: np.ndarray
+    end_line: int
+
+    @property
+    def lines(self) -> int:
+        return int(self.line_number.shape[0])
+
+    def counts(self) -> np.ndarray:
+        return np.diff(self.line_start)
+
+
+def read_head(path: str, limit: int = 1 << 16) -> bytes:
+    """The first `limit` bytes of a file (for header parsing)."""
+    with open(path, "rb") as handle:
+        return handle.read(limit)
+
+
+def iter_head_lines(head: bytes):
+    """(1-based line number, byte offset of the next line, text of the line) for the complete lines of `head`."""
+    offset = 0
+    number = 1
+    while True:
+        end = head.find(b"\n", offset)
+        if end < 0:
+            if offset < len(head):
+                yield number, len(head), head[offset:]
+            return
+        yield number, end + 1, head[offset:end]
+        offset = end + 1
+        number += 1
+
+
+def _token_text(data: np.ndarray, offset: int) -> str:
+    end = offset
+    limit = min(data.shape[0], offset + 40)
+    while end < limit and data[end] not in (9, 10, 11, 12, 13, 32):
+        end += 1
+    return bytes(data[offset:end]).decode("utf-8", "replace")
+
+
+def tokenize(path: str, *, start: int = 0, first_line: int = 1, comments: bytes = b"", keep_blank: bool = False,
+             want_float: bool = False, what: str = "a number") -> Tokens:
+    """Tokenise the file from byte `start` (which begins physical line `first_line`) to its end."""
+    comment_a = comments[0] if len(comments) > 0 else -1
+    comment_b = comments[1] if len(comments) > 1 else comment_a
+    size = os.path.getsize(path)
+    parts_values, parts_floats, parts_flags, parts_starts, parts_numbers = [], [], [], [], []
+    token_base = 0
+    line_no = first_line
+    from apportion.ui import progress
+
+    with open(path, "rb") as handle, progress(f"reading {os.path.basename(path)}",
+                                             total=max(size - start, 1)) as task:
+        handle.seek(start)
+        carry = b""
+        while True:
+            block = handle.read(CHUNK_BYTES)
+            at_end = len(block) < CHUNK_BYTES
+            buffer = carry + block
+            if not at_end:
+                cut = buffer.rfind(b"\n")
+                if cut < 0:
+                    carry = buffer
+                    continue
+                carry = buffer[cut + 1:]
+                buffer = buffer[:cut + 1]
+            else:
+                carry = b""
+            data = np.frombuffer(buffer, dtype=np.uint8)
+            capacity = data.shape[0] // 2 + 2
+            values = np.empty(capacity, dtype=np.int64)
+            floats = np.empty(capacity if want_float else 0, dtype=np.float64)
+            flags = np.empty(capacity if want_float else 0, dtype=np.uint8)
+            newlines = int(np.count_nonzero(data == 10)) + 2
+            starts = np.empty(newlines, dtype=np.int64)
+            numbers = np.empty(newlines, dtype=np.int64)
+            status, ntok, nline, next_line, err_line, err_offset = K.tokenize_chunk(
+                data, comment_a, comment_b, keep_blank, want_float, line_no, values, floats, flags, starts, numbers)
+            if status != K.TOKEN_OK:
+                text = _token_text(data, err_offset)
+                if status == K.TOKEN_OVERFLOW:
+                    raise InputError(f"number {text!r} is too large", path=path, line=int(err_line))
+                raise InputError(f"expected {what}, got {text!r}", path=path, line=int(err_line))
+            parts_values.append(values[:ntok].copy())
+            if want_float:
+                parts_floats.append(floats[:ntok].copy())
+                parts_flags.append(flags[:ntok].copy())
+            parts_starts.append(starts[:nline] + token_base)
+            parts_numbers.append(numbers[:nline].copy())
+            token_base += ntok
+            line_no = int(next_line)
+            task.advance(len(buffer))
+            if at_end:
+                break
+    line_start = np.concatenate(parts_starts + [np.array([token_base], dtype=np.int64)])
+    return Tokens(
+        values=np.concatenate(parts_values) if parts_values else np.empty(0, np.int64),
+        floats=np.concatenate(parts_floats) if want_float and parts_floats else np.empty(0, np.float64),
+        is_integer=np.concatenate(parts_flags) if want_float and parts_flags else np.empty(0, np.uint8),
+        line_start=line_start,
+        line_number=np.concatenate(parts_numbers) if parts_numbers else np.empty(0, np.int64),
+        end_line=line_no,
+    )
