@@ -15,6 +15,9 @@ from typing import Any
 from apportion.platform.device import KIND_CPU, Device, KernelSet, Timing
 
 
+NOMINAL_THREAD_FLOPS = 1e10
+
+
 class CPUDevice(Device):
     """`threads` host cores as one device. Runs `KernelSet.cpu` (or `cpu_parallel` when threads > 1)."""
 
@@ -24,8 +27,9 @@ class CPUDevice(Device):
             from apportion.errors import InputError
 
             raise InputError(f"CPUDevice: threads must be >= 1, got {threads}")
+        # without a figure, a nominal 10 GFLOP/s per thread (only static splits "by peak" read it)
         super().__init__(name=name or f"cpu{threads}", kind=KIND_CPU, implementation=KIND_CPU, bundles=False,
-                         peak_flops=peak_flops)
+                         peak_flops=peak_flops if peak_flops is not None else threads * NOMINAL_THREAD_FLOPS)
         self.threads = threads
 
     def select(self, kernels):
