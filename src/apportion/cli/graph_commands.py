@@ -1,7 +1,245 @@
-"""Commands: generate, info, convert, evaluate (issue: foundation)."""
+"""Commands: generate, info, convert, evaluate — making, inspecting, converting graphs and scoring partitions.
+
+Every command reads graphs through `apportion.graph.io.read_graph` (format by extension) and writes through
+`write_graph` (atomic). Warnings a reader raises (dropped self-loops, ignored values) are printed after the
+result as `apportion: warning: …` lines on stderr; bad input is an InputError (exit 2, one line).
+"""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import sys
+import time
+import warnings
+from typing import Iterator
+
+from apportion.cli.common import add_command, emit_json, parse_number_list, print_table
+from apportion.errors import InputError
+
+GRAPH_HELP = "graph file: .graph/.metis/.mgraph (METIS), .mtx (Matrix Market), .txt/.edgelist/.el/.edges " \
+             "(edge list), .npz (apportion binary)"
+
 
 def register(subparsers) -> None:
-    """Add this group's commands (filled in by the subsystem that owns them)."""
+    """Add generate, info, convert and evaluate."""
+    from apportion.graph.generate import KINDS
+
+    p = add_command(subparsers, "generate", run_generate, help="write a seeded synthetic graph",
+                    description="Generate a synthetic graph (DIMACS10 / Graph500 definitions) and write it; "
+                                "the output format follows the extension of FILE.")
+    p.add_argument("kind", metavar="KIND", choices=KINDS, help="one of " + ", ".join(KINDS))
+    p.add_argument("--n", type=int, default=None, metavar="N",
+                   help="number of vertices (optional for grid2d/grid3d/rmat with --rows/--cols, --dims, --scale)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="output graph file")
+    kind_options = p.add_argument_group("kind options (each applies to some kinds only)")
+    kind_options.add_argument("--order", choices=("random", "spatial"), default=None,
+                              help="delaunay, rgg: vertex numbering (default random)")
+    kind_options.add_argument("--radius", type=float, default=None, help="rgg: connection radius "
+                              "(default 0.55·sqrt(ln n / n))")
+    kind_options.add_argument("--rows", type=int, default=None, help="grid2d: rows")
+    kind_options.add_argument("--cols", type=int, default=None, help="grid2d: columns")
+    kind_options.add_argument("--dims", default=None, metavar="X,Y,Z", help="grid3d: lattice dimensions")
+    kind_options.add_argument("--scale", type=int, default=None, help="rmat: n = 2^scale")
+    kind_options.add_argument("--edge-factor", type=int, default=None, help="rmat: edges per vertex (default 16)")
+    kind_options.add_argument("--no-permute", action="store_true", help="rmat: keep the raw Kronecker labels")
+    kind_options.add_argument("--p", type=float, default=None, help="er: edge probability")
+    kind_options.add_argument("--avg-degree", type=float, default=None, help="er: average degree (default 8)")
+    kind_options.add_argument("--m-attach", type=int, default=None,
+                              help="ba: edges per new vertex (default 4)")
+
+    p = add_command(subparsers, "info", run_info, help="summarise a graph file",
+                    description="Read GRAPH and report vertices, edges, degree statistics, connected components "
+                                "and weights.")
+    p.add_argument("graph", metavar="GRAPH", help=GRAPH_HELP)
+    _add_read_options(p)
+
+    p = add_command(subparsers, "convert", run_convert, help="convert a graph file to another format",
+                    description="Read IN and write OUT; both formats follow the file extensions. METIS and .npz "
+                                "keep all weights; .mtx and edge lists keep edge weights only.")
+    p.add_argument("input", metavar="IN", help=GRAPH_HELP)
+    p.add_argument("output", metavar="OUT", help="output graph file (format by extension)")
+    _add_read_options(p)
+
+    p = add_command(subparsers, "evaluate", run_evaluate, help="score a vertex partition file",
+                    description="Metrics of the partition in PARTFILE (METIS .part format: line i holds the "
+                                "0-based block of vertex i) on GRAPH: edge cut, block weights against targets, "
+                                "imbalance, communication volume, boundary vertices, block connectivity.")
+    p.add_argument("graph", metavar="GRAPH", help=GRAPH_HELP)
+    p.add_argument("partfile", metavar="PARTFILE", help="partition file, one block id per line")
+    p.add_argument("--targets", default=None, metavar="T1,T2,…",
+                   help="relative block sizes, e.g. 4,2,1,1 or 2x3,1x2 (default: equal); fixes k")
+    p.add_argument("--k", type=int, default=None, help="number of blocks (default: len(targets) or max id + 1)")
+    _add_read_options(p)
+
+
+def _add_read_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--strict", action="store_true", help="self-loops are errors instead of being dropped")
+    parser.add_argument("--bipartite", action="store_true",
+                        help=".mtx: read the bipartite row/column graph (n = rows + cols) instead of A + Aᵀ")
+    parser.add_argument("--base", type=int, choices=(0, 1), default=None,
+                        help="edge lists: ids start at 0 (default) or 1")
+    parser.add_argument("--format", default=None, choices=("metis", "mtx", "edgelist", "npz"),
+                        help="input format when the extension does not tell")
+
+
+@contextlib.contextmanager
+def _reported_warnings() -> Iterator[None]:
+    """Collect library warnings and print them as one-line notes after the command succeeds."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for item in caught:
+        sys.stderr.write(f"apportion: warning: {str(item.message).splitlines()[0] if str(item.message) else ''}\n")
+
+
+def _read(args: argparse.Namespace, path: str):
+    from apportion.graph.io import read_graph
+
+    options = {}
+    if args.bipartite:
+        options["bipartite"] = True
+    if args.base is not None:
+        options["base"] = args.base
+    return read_graph(path, format=args.format, strict=args.strict, **options)
+
+
+# ------------------------------------------------------------------------------------------------ generate
+def run_generate(args: argparse.Namespace) -> int:
+    """Generate, write atomically, report n, m and the time taken."""
+    from apportion.graph.generate import generate, options_of
+    from apportion.graph.io import format_of, write_graph
+
+    format_of(args.output)  # an unknown extension fails before any work
+    options = {}
+    for key in ("order", "radius", "rows", "cols", "scale", "edge_factor", "p", "avg_degree", "m_attach"):
+        value = getattr(args, key)
+        if value is not None:
+            options[key] = value
+    if args.dims is not None:
+        try:
+            options["dims"] = tuple(int(x) for x in args.dims.split(","))
+        except ValueError:
+            raise InputError(f"--dims: expected X,Y,Z integers, got {args.dims!r}") from None
+    if args.no_permute:
+        options["permute"] = False
+    allowed = set(options_of(args.kind))
+    unknown = sorted(k for k in options if k not in allowed)
+    if unknown:
+        flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
+        raise InputError(f"{args.kind}: option(s) {flags} do not apply (valid: "
+                         f"{', '.join('--' + k.replace('_', '-') for k in sorted(allowed)) or 'none'})")
+    start = time.perf_counter()
+    graph = generate(args.kind, args.n, seed=args.seed, **options)
+    generated = time.perf_counter() - start
+    with _reported_warnings():
+        write_graph(graph, args.output)
+    total = time.perf_counter() - start
+    report = {"kind": args.kind, "seed": args.seed, "options": options, "output": args.output, "n": graph.n,
+              "m": graph.m, "generate_seconds": generated, "seconds": total}
+    if args.json:
+        emit_json(report)
+    else:
+        print_table(f"generated {args.kind} → {args.output}", [
+            ("vertices", graph.n), ("edges", graph.m), ("seed", args.seed),
+            ("generate (s)", generated), ("generate + write (s)", total)])
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------ info
+def run_info(args: argparse.Namespace) -> int:
+    """Read the graph and print its summary (table or JSON)."""
+    from apportion.graph.io import format_of
+    from apportion.graph.summary import graph_summary
+
+    with _reported_warnings():
+        start = time.perf_counter()
+        graph = _read(args, args.graph)
+        seconds = time.perf_counter() - start
+    summary = graph_summary(graph)
+    summary = {"file": args.graph, "format": format_of(args.graph, args.format), **summary,
+               "read_seconds": seconds}
+    if args.json:
+        emit_json(summary)
+        return 0
+    print_table(f"{args.graph} ({summary['format']})", [
+        ("vertices (n)", summary["n"]),
+        ("edges (m)", summary["m"]),
+        ("degree min / median / mean / max",
+         f"{summary['min_degree']:,} / {summary['median_degree']:g} / {summary['mean_degree']:.2f} / "
+         f"{summary['max_degree']:,}"),
+        ("isolated vertices", summary["isolated_vertices"]),
+        ("connected components", summary["components"]),
+        ("largest component", summary["largest_component"]),
+        ("vertex weights", f"{summary['ncon']} constraint(s), total {summary['total_vertex_weight']}"
+         if summary["has_vertex_weights"] else "none"),
+        ("edge weights", f"total {summary['total_edge_weight']:,}" if summary["has_edge_weights"] else "none"),
+        ("read time (s)", seconds),
+    ])
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------ convert
+def run_convert(args: argparse.Namespace) -> int:
+    """Read IN, write OUT (atomically; nothing is written when reading fails)."""
+    from apportion.graph.io import format_of, write_graph
+
+    out_format = format_of(args.output)
+    in_format = format_of(args.input, args.format)
+    with _reported_warnings():
+        start = time.perf_counter()
+        graph = _read(args, args.input)
+        read_seconds = time.perf_counter() - start
+        write_graph(graph, args.output, format=out_format)
+        seconds = time.perf_counter() - start
+    report = {"input": args.input, "input_format": in_format, "output": args.output, "output_format": out_format,
+              "n": graph.n, "m": graph.m, "read_seconds": read_seconds, "seconds": seconds}
+    if args.json:
+        emit_json(report)
+    else:
+        print_table(f"{args.input} ({in_format}) → {args.output} ({out_format})", [
+            ("vertices", graph.n), ("edges", graph.m), ("read (s)", read_seconds), ("read + write (s)", seconds)])
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------ evaluate
+def run_evaluate(args: argparse.Namespace) -> int:
+    """Score a METIS-style partition file against the graph (and optional targets)."""
+    from apportion.graph.io.partfile import read_partition
+    from apportion.graph.metrics import vertex_partition_metrics
+
+    with _reported_warnings():
+        graph = _read(args, args.graph)
+    assignment = read_partition(args.partfile, n=graph.n)
+    targets = None
+    if args.targets is not None:
+        targets = parse_number_list(args.targets, "--targets")
+    k = args.k
+    if k is not None and targets is not None and k != len(targets):
+        raise InputError(f"--k {k} disagrees with the {len(targets)} --targets")
+    if k is None and targets is not None:
+        k = len(targets)
+    if k is not None and assignment.size and int(assignment.max()) >= k:
+        import numpy as np
+
+        line = int(np.flatnonzero(assignment >= k)[0]) + 1
+        raise InputError(f"block id {int(assignment[line - 1])} is outside 0..{k - 1} (k = {k})",
+                         path=args.partfile, line=line)
+    metrics = vertex_partition_metrics(graph, assignment, k=k, targets=targets)
+    result = {"graph": args.graph, "partition": args.partfile, "n": graph.n, "m": graph.m, **metrics.to_dict()}
+    if args.json:
+        emit_json(result)
+        return 0
+    print_table(f"partition {args.partfile} of {args.graph}", [
+        ("blocks (k)", metrics.k),
+        ("edge cut", metrics.cut),
+        ("imbalance", metrics.imbalance),
+        ("block weights", metrics.block_weights.tolist()),
+        ("target weights", [round(float(x), 1) for x in metrics.target_weights.ravel()]),
+        ("communication volume", metrics.communication_volume),
+        ("boundary vertices", metrics.boundary_vertices),
+        ("block connectivity", metrics.block_connectivity.tolist()),
+        ("empty blocks", metrics.empty_blocks),
+    ])
+    return 0

@@ -56,6 +56,9 @@ def read_npz(path: str | os.PathLike, *, strict: bool = False, name: str | None 
     path = str(path)
     if os.path.getsize(path) == 0:
         raise InputError("empty file (not an .npz archive)", path=path)
+    with open(path, "rb") as handle:
+        if handle.read(4) != b"PK\x03\x04":
+            raise InputError("not a valid .npz archive (no zip signature at the start)", path=path)
     try:
         archive = np.load(path, allow_pickle=False)
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as error:

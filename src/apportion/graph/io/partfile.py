@@ -20,24 +20,28 @@ def write_partition(path: str | os.PathLike, assignment: np.ndarray) -> None:
 
 
 def read_partition(path: str | os.PathLike, n: int | None = None) -> np.ndarray:
-    """Read a `.part` file; checks the line count against n (when given) and that ids are non-negative ints."""
+    """Read a `.part` file: one non-negative integer block id per line, line i for vertex i.
+
+    Checks the line count against n (when given). Vectorised (Numba tokenizer); errors are InputErrors naming
+    the file and line: a non-integer token, a line with no id or several, a negative id, a wrong line count.
+    """
+    from apportion.graph.io._text import tokenize
+
     path = str(path)
-    with open(path, "rb") as handle:
-        data = handle.read()
-    lines = data.split(b"\n")
-    if lines and lines[-1].strip() == b"":
-        lines.pop()
-    values = np.empty(len(lines), dtype=np.int64)
-    for number, raw in enumerate(lines, start=1):
-        token = raw.strip()
-        try:
-            value = int(token)
-        except ValueError:
-            shown = token.decode("utf-8", "replace")[:40]
-            raise InputError(f"expected one block id per line, got {shown!r}", path=path, line=number) from None
-        if value < 0:
-            raise InputError(f"negative block id {value}", path=path, line=number)
-        values[number - 1] = value
+    if os.path.isdir(path):
+        raise InputError("is a directory, not a partition file", path=path)
+    body = tokenize(path, comments=b"", keep_blank=True, what="an integer block id")
+    counts = body.counts()
+    wrong = np.flatnonzero(counts != 1)
+    if wrong.size:
+        k = int(wrong[0])
+        got = "an empty line" if counts[k] == 0 else f"{int(counts[k])} numbers"
+        raise InputError(f"expected one block id per line, got {got}", path=path, line=int(body.line_number[k]))
+    values = body.values
+    negative = np.flatnonzero(values < 0)
+    if negative.size:
+        k = int(negative[0])
+        raise InputError(f"negative block id {int(values[k])}", path=path, line=int(body.line_number[k]))
     if n is not None and values.shape[0] != n:
-        raise InputError(f"partition has {values.shape[0]} lines but the graph has {n} vertices", path=path)
+        raise InputError(f"partition has {values.shape[0]:,} lines but the graph has {n:,} vertices", path=path)
     return values
