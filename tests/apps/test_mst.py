@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,6 +15,8 @@ from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 from apportion import Graph
 from apportion.apps.mst import SpanningForest, mst
 from apportion.errors import InputError
+
+TWO_THREADS = min(2, numba.config.NUMBA_NUM_THREADS)
 
 
 # ---------------------------------------------------------------------------------------------- references
@@ -149,9 +152,20 @@ def test_star_and_tiny_graphs():
         assert forest.components == graph.n - graph.m
 
 
-def test_same_result_for_any_thread_count():
-    import numba
+@pytest.mark.parametrize("seed", range(6))
+def test_parallel_rounds_path(monkeypatch, seed):
+    # force every round through the parallel edge-list kernels (small graphs normally finish serially)
+    import apportion.apps.mst as mst_module
 
+    monkeypatch.setattr(mst_module, "SERIAL_FINISH_EDGES", 1)
+    graph = random_graph(seed, 400 + 50 * seed, 1500, [None, 3, 1000][seed % 3])
+    forest = mst(graph, threads=TWO_THREADS)
+    check_forest(graph, forest)
+    assert forest.rounds > 2
+    assert set(zip(forest.u.tolist(), forest.v.tolist())) == kruskal_reference(graph)
+
+
+def test_same_result_for_any_thread_count():
     graph = random_graph(3, 3000, 9000, 4)
     one = mst(graph, threads=1)
     many = mst(graph, threads=numba.config.NUMBA_NUM_THREADS)
@@ -191,7 +205,7 @@ def test_shared_graphs(graphs_dir, name):
     rng = np.random.default_rng(11)
     u, v, _ = graph.edges()
     reweighted = Graph.from_edges(u, v, rng.integers(1, 100, u.shape[0]), n=graph.n)
-    forest = mst(reweighted, threads=2)
+    forest = mst(reweighted, threads=TWO_THREADS)
     check_forest(reweighted, forest)
     assert set(zip(forest.u.tolist(), forest.v.tolist())) == kruskal_reference(reweighted)
 

@@ -48,87 +48,99 @@ def lightest_incident_edge(indptr, indices, weights, has_weights):
     return best
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def hook_vertices(indptr, indices, best):
-    """Round-1 parent pointers: each vertex points to the other end of its lightest edge (isolated: itself)."""
-    n = best.shape[0]
-    parent = np.empty(n, dtype=np.int64)
-    for u in prange(n):
-        parent[u] = u if best[u] < 0 else np.int64(indices[best[u]])
-    return parent
+@njit(cache=True, nogil=True)
+def _collapse(parent, keys, ws, edge_key, edge_w):
+    """The merge phase on parent pointers (serial, O(count)): break 2-cycles, record the hooked components'
+    edges into (keys, ws), collapse every tree onto its root (find with path halving) and number the roots.
 
-
-@njit(cache=True, nogil=True, parallel=True)
-def break_two_cycles(parent):
-    """Make the smaller end of every mutual choice a root; returns whether each component hooked.
-
-    Only the smaller vertex of a 2-cycle writes, and its partner's test (`w < parent[w]`) fails whatever it
-    reads, so the in-place update is race-free.
+    `edge_key[c]`, `edge_w[c]` are the canonical key and weight of the edge component c chose (ignored where
+    parent[c] == c). Returns (label, roots, recorded): label[c] is the new id (0..roots-1) of c's tree.
     """
     count = parent.shape[0]
-    hooked = np.empty(count, dtype=np.bool_)
-    for c in prange(count):
+    recorded = 0
+    for c in range(count):
         p = parent[c]
         if p == c:
-            hooked[c] = False
-        elif parent[p] == c and c < p:
+            continue
+        if parent[p] == c and c < p:
+            # both ends chose the same edge: the smaller becomes the root, the larger records the edge
             parent[c] = c
-            hooked[c] = False
-        else:
-            hooked[c] = True
-    return hooked
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def jump_to_roots(parent):
-    """Pointer jumping until every entry points at its tree's root (O(log depth) parallel sweeps)."""
-    count = parent.shape[0]
-    changed = 1
-    while changed > 0:
-        changed = 0
-        for c in prange(count):
-            p = parent[c]
-            grand = parent[p]
-            if p != grand:
-                parent[c] = grand
-                changed += 1
-    return parent
-
-
-@njit(cache=True, nogil=True)
-def relabel_roots(parent):
-    """Dense new ids 0..roots-1 for the components: label[c] = new id of c's root. Returns (label, roots)."""
-    count = parent.shape[0]
-    new_id = np.empty(count, dtype=np.int64)
+            continue
+        keys[recorded] = edge_key[c]
+        ws[recorded] = edge_w[c]
+        recorded += 1
+    label = np.empty(count, dtype=parent.dtype)
     roots = 0
     for c in range(count):
         if parent[c] == c:
-            new_id[c] = roots
+            label[c] = roots
             roots += 1
-    label = np.empty(count, dtype=np.int64)
     for c in range(count):
-        label[c] = new_id[parent[c]]
-    return label, roots
+        r = c
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        label[c] = label[r]
+    return label, roots, recorded
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def forest_edges_of_vertices(indptr, indices, weights, has_weights, best, hooked):
-    """The edges chosen by hooked vertices in round 1 as (canonical key, weight) arrays, in vertex order."""
+def _chosen_vertex_edges(indices, weights, has_weights, best):
+    """Per vertex: the far end, canonical key and weight of its lightest edge (parent = itself if none)."""
     n = best.shape[0]
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    for u in range(n):
-        offsets[u + 1] = offsets[u] + (1 if hooked[u] else 0)
-    total = offsets[n]
-    keys = np.empty(total, dtype=np.int64)
-    ws = np.empty(total, dtype=np.int64)
+    parent = np.empty(n, dtype=indices.dtype)
+    edge_key = np.empty(n, dtype=np.int64)
+    edge_w = np.empty(n, dtype=np.int64)
     for u in prange(n):
-        if hooked[u]:
-            p = best[u]
+        p = best[u]
+        if p < 0:
+            parent[u] = u
+            edge_key[u] = -1
+            edge_w[u] = 0
+        else:
             v = np.int64(indices[p])
-            k = offsets[u]
-            keys[k] = np.int64(u) * n + v if u < v else v * n + u
-            ws[k] = weights[p] if has_weights else np.int64(1)
-    return keys, ws
+            parent[u] = v
+            edge_key[u] = np.int64(u) * n + v if u < v else v * n + u
+            edge_w[u] = weights[p] if has_weights else np.int64(1)
+    return parent, edge_key, edge_w
+
+
+@njit(cache=True, nogil=True)
+def merge_vertices(indices, weights, has_weights, best):
+    """Round-1 merge: hook every vertex to the far end of its lightest edge, record the forest edges, collapse.
+
+    Returns (label, components, forest_keys, forest_weights).
+    """
+    parent, edge_key, edge_w = _chosen_vertex_edges(indices, weights, has_weights, best)
+    n = best.shape[0]
+    keys = np.empty(n, dtype=np.int64)
+    ws = np.empty(n, dtype=np.int64)
+    label, roots, recorded = _collapse(parent, keys, ws, edge_key, edge_w)
+    return label, roots, keys[:recorded].copy(), ws[:recorded].copy()
+
+
+@njit(cache=True, nogil=True)
+def merge_components(end_a, end_b, ws, keys, best):
+    """Later-round merge: hook every component along its lightest edge, record the forest edges, collapse.
+
+    Returns (label, components, forest_keys, forest_weights).
+    """
+    count = best.shape[0]
+    parent = np.empty(count, dtype=end_a.dtype)
+    edge_key = np.empty(count, dtype=np.int64)
+    edge_w = np.empty(count, dtype=np.int64)
+    for c in range(count):
+        i = best[c]
+        if i < 0:
+            parent[c] = c
+        else:
+            parent[c] = end_b[i] if end_a[i] == c else end_a[i]
+            edge_key[c] = keys[i]
+            edge_w[c] = ws[i]
+    out_keys = np.empty(count, dtype=np.int64)
+    out_ws = np.empty(count, dtype=np.int64)
+    label, roots, recorded = _collapse(parent, out_keys, out_ws, edge_key, edge_w)
+    return label, roots, out_keys[:recorded].copy(), out_ws[:recorded].copy()
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -155,8 +167,8 @@ def contract_csr_edges(indptr, indices, weights, has_weights, label, chunks):
     for t in range(chunks):
         counts[t + 1] += counts[t]
     total = counts[chunks]
-    end_a = np.empty(total, dtype=np.int64)
-    end_b = np.empty(total, dtype=np.int64)
+    end_a = np.empty(total, dtype=label.dtype)
+    end_b = np.empty(total, dtype=label.dtype)
     ws = np.empty(total, dtype=np.int64)
     keys = np.empty(total, dtype=np.int64)
     for t in prange(chunks):
@@ -174,6 +186,22 @@ def contract_csr_edges(indptr, indices, weights, has_weights, label, chunks):
     return end_a, end_b, ws, keys
 
 
+@njit(cache=True, nogil=True)
+def _scatter_lightest(end_a, end_b, ws, keys, row, first, last):
+    """row[c] = index of the lightest edge among first..last-1 with an end in component c (row starts at -1)."""
+    for i in range(first, last):
+        w = ws[i]
+        key = keys[i]
+        a = end_a[i]
+        j = row[a]
+        if j < 0 or _lighter(w, key, ws[j], keys[j]):
+            row[a] = i
+        b = end_b[i]
+        j = row[b]
+        if j < 0 or _lighter(w, key, ws[j], keys[j]):
+            row[b] = i
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def lightest_edge_per_component(end_a, end_b, ws, keys, components, chunks):
     """Scatter arg-min: for every component the index of its lightest outgoing edge (-1 if none).
@@ -184,18 +212,9 @@ def lightest_edge_per_component(end_a, end_b, ws, keys, components, chunks):
     count = end_a.shape[0]
     rows = np.full((chunks, components), -1, dtype=np.int64)
     for t in prange(chunks):
-        row = rows[t]
-        for i in range((count * t) // chunks, (count * (t + 1)) // chunks):
-            w = ws[i]
-            key = keys[i]
-            a = end_a[i]
-            j = row[a]
-            if j < 0 or _lighter(w, key, ws[j], keys[j]):
-                row[a] = i
-            b = end_b[i]
-            j = row[b]
-            if j < 0 or _lighter(w, key, ws[j], keys[j]):
-                row[b] = i
+        _scatter_lightest(end_a, end_b, ws, keys, rows[t], (count * t) // chunks, (count * (t + 1)) // chunks)
+    if chunks == 1:
+        return rows[0]
     best = np.empty(components, dtype=np.int64)
     for c in prange(components):
         chosen = rows[0, c]
@@ -205,38 +224,6 @@ def lightest_edge_per_component(end_a, end_b, ws, keys, components, chunks):
                 chosen = j
         best[c] = chosen
     return best
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def hook_components(end_a, end_b, best):
-    """Parent pointers of a later round: each component points to the far component of its lightest edge."""
-    components = best.shape[0]
-    parent = np.empty(components, dtype=np.int64)
-    for c in prange(components):
-        i = best[c]
-        if i < 0:
-            parent[c] = c
-        else:
-            parent[c] = end_b[i] if end_a[i] == c else end_a[i]
-    return parent
-
-
-@njit(cache=True, nogil=True)
-def forest_edges_of_components(ws, keys, best, hooked):
-    """The (canonical key, weight) of the edges chosen by hooked components, in component order."""
-    total = 0
-    for c in range(best.shape[0]):
-        if hooked[c]:
-            total += 1
-    out_keys = np.empty(total, dtype=np.int64)
-    out_ws = np.empty(total, dtype=np.int64)
-    k = 0
-    for c in range(best.shape[0]):
-        if hooked[c]:
-            out_keys[k] = keys[best[c]]
-            out_ws[k] = ws[best[c]]
-            k += 1
-    return out_keys, out_ws
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -253,8 +240,8 @@ def contract_edge_list(end_a, end_b, ws, keys, label, chunks):
     for t in range(chunks):
         counts[t + 1] += counts[t]
     total = counts[chunks]
-    new_a = np.empty(total, dtype=np.int64)
-    new_b = np.empty(total, dtype=np.int64)
+    new_a = np.empty(total, dtype=end_a.dtype)
+    new_b = np.empty(total, dtype=end_a.dtype)
     new_ws = np.empty(total, dtype=np.int64)
     new_keys = np.empty(total, dtype=np.int64)
     for t in prange(chunks):
@@ -269,6 +256,40 @@ def contract_edge_list(end_a, end_b, ws, keys, label, chunks):
                 new_keys[k] = keys[i]
                 k += 1
     return new_a, new_b, new_ws, new_keys
+
+
+@njit(cache=True, nogil=True)
+def finish_serially(end_a, end_b, ws, keys, components):
+    """The remaining Borůvka rounds on a small edge list in one serial call (no parallel-region launches).
+
+    The arrays are private to the caller and are compacted in place. Returns (forest_keys, forest_weights,
+    rounds).
+    """
+    count = end_a.shape[0]
+    out_keys = np.empty(components, dtype=np.int64)
+    out_ws = np.empty(components, dtype=np.int64)
+    found = 0
+    rounds = 0
+    while count > 0:
+        row = np.full(components, -1, dtype=np.int64)
+        _scatter_lightest(end_a, end_b, ws, keys, row, 0, count)
+        label, components, round_keys, round_ws = merge_components(end_a, end_b, ws, keys, row)
+        out_keys[found:found + round_keys.shape[0]] = round_keys
+        out_ws[found:found + round_ws.shape[0]] = round_ws
+        found += round_keys.shape[0]
+        kept = 0
+        for i in range(count):
+            a = label[end_a[i]]
+            b = label[end_b[i]]
+            if a != b:
+                end_a[kept] = a
+                end_b[kept] = b
+                ws[kept] = ws[i]
+                keys[kept] = keys[i]
+                kept += 1
+        count = kept
+        rounds += 1
+    return out_keys[:found].copy(), out_ws[:found].copy(), rounds
 
 
 @njit(cache=True, nogil=True)

@@ -28,6 +28,10 @@ from apportion.graph.csr import Graph
 
 __all__ = ["SpanningForest", "mst"]
 
+#: Below this many inter-component edges the remaining rounds run serially in one kernel call: a parallel
+#: launch costs more than the work, and far more when the cores are shared with other processes.
+SERIAL_FINISH_EDGES = 1 << 18
+
 
 @dataclass(frozen=True, eq=False)
 class SpanningForest:
@@ -128,26 +132,24 @@ def _boruvka(graph: Graph, chunks: int) -> tuple[np.ndarray, np.ndarray, int]:
 
     # Round 1 on the CSR arrays: every vertex is its own component.
     best = kernels.lightest_incident_edge(indptr, indices, weights, has_weights)
-    parent = kernels.hook_vertices(indptr, indices, best)
-    hooked = kernels.break_two_cycles(parent)
-    keys, ws = kernels.forest_edges_of_vertices(indptr, indices, weights, has_weights, best, hooked)
+    label, components, keys, ws = kernels.merge_vertices(indices, weights, has_weights, best)
     forest_keys, forest_ws = [keys], [ws]
-    kernels.jump_to_roots(parent)
-    label, components = kernels.relabel_roots(parent)
     end_a, end_b, edge_ws, edge_keys = kernels.contract_csr_edges(indptr, indices, weights, has_weights, label,
                                                                   chunks)
     rounds = 1
-    # Later rounds on the contracted edge list (components as vertices, parallel edges kept).
-    while end_a.shape[0] > 0:
+    # Later rounds on the contracted edge list (components as vertices, parallel edges kept), in parallel
+    # while the list is long enough to pay for a parallel launch, then serially in one call.
+    while end_a.shape[0] >= SERIAL_FINISH_EDGES and chunks > 1:
         best = kernels.lightest_edge_per_component(end_a, end_b, edge_ws, edge_keys, components, chunks)
-        parent = kernels.hook_components(end_a, end_b, best)
-        hooked = kernels.break_two_cycles(parent)
-        keys, ws = kernels.forest_edges_of_components(edge_ws, edge_keys, best, hooked)
+        label, components, keys, ws = kernels.merge_components(end_a, end_b, edge_ws, edge_keys, best)
         forest_keys.append(keys)
         forest_ws.append(ws)
-        kernels.jump_to_roots(parent)
-        label, components = kernels.relabel_roots(parent)
         end_a, end_b, edge_ws, edge_keys = kernels.contract_edge_list(end_a, end_b, edge_ws, edge_keys, label,
                                                                       chunks)
         rounds += 1
+    if end_a.shape[0] > 0:
+        keys, ws, more = kernels.finish_serially(end_a, end_b, edge_ws, edge_keys, components)
+        forest_keys.append(keys)
+        forest_ws.append(ws)
+        rounds += more
     return np.concatenate(forest_keys), np.concatenate(forest_ws), rounds
