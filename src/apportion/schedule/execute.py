@@ -72,8 +72,8 @@ def execute_round(plan: RoundPlan, devices, workload, trace: Trace, round_index:
                 return
             with lock:
                 now = time.perf_counter() - start
-                t0 = time.perf_counter()
                 workload.store(chunks, execution.result)
+                t0 = time.perf_counter()
                 plan.completed(d, chunks, execution.timing, now)
                 outcome.overhead_s += time.perf_counter() - t0
                 outcome.runs.append((d, tuple(chunks)))
