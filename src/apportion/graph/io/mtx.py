@@ -115,7 +115,7 @@ def read_mtx(path: str | os.PathLike, *, strict: bool = False, bipartite: bool =
             k = int(bad[0])
             raise InputError(f"edge weight {int(weights[k])} must be positive (integer matrices give edge "
                              "weights)", path=path, line=int(line_number[k]))
-    elif want_float and nnz:
+    elif want_float and nnz and symmetry != "skew-symmetric":
         value_is_int = body.is_integer.reshape(nnz, columns)[:, 2].astype(bool)
         values = table[:, 2]
         if value_is_int.all() and (values > 0).all():

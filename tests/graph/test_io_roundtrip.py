@@ -1,0 +1,109 @@
+"""Round trips through every writer and reader, including weights, ncon > 1 and isolated vertices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from apportion.graph.csr import Graph
+from apportion.graph.io import read_graph, write_graph
+from apportion.graph.io._common import GraphFileWarning
+
+ALL = ["g.graph", "g.mtx", "g.txt", "g.npz"]
+
+
+def _same_structure(a: Graph, b: Graph) -> bool:
+    return (a.n == b.n and np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices))
+
+
+def _random_graph(rng, n, density, edge_weights=False, ncon=0):
+    if n < 2:
+        src = dst = np.empty(0, np.int64)
+    else:
+        count = int(density * n)
+        top = n - 3 if n > 6 else n  # the last vertices stay isolated
+        src = rng.integers(0, top, count)
+        dst = rng.integers(0, top, count)
+    w = rng.integers(1, 9, src.shape[0]) if edge_weights else None
+    vw = None
+    if ncon == 1:
+        vw = rng.integers(0, 5, n)
+    elif ncon > 1:
+        vw = rng.integers(0, 5, (n, ncon))
+    return Graph.from_edges(src, dst, w, n=n, vertex_weights=vw)
+
+
+def _check_round_trip(graph, path, keeps_vertex_weights):
+    write_graph(graph, path)
+    back = read_graph(path)
+    assert _same_structure(graph, back)
+    if graph.edge_weights is None:
+        assert back.edge_weights is None
+    else:
+        assert np.array_equal(graph.edge_weights, back.edge_weights)
+    if keeps_vertex_weights:
+        if graph.vertex_weights is None:
+            assert back.vertex_weights is None
+        else:
+            assert np.array_equal(graph.vertex_weights, back.vertex_weights)
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("edge_weights", [False, True])
+@pytest.mark.parametrize("ncon", [0, 1, 3])
+def test_round_trip_every_format(name, edge_weights, ncon, tmp_path):
+    rng = np.random.default_rng(ncon * 2 + edge_weights)
+    graph = _random_graph(rng, 60, 2.0, edge_weights, ncon)  # sparse: some isolated vertices
+    assert (graph.degrees() == 0).any()
+    keeps = name.endswith((".graph", ".npz"))
+    if ncon and not keeps:
+        with pytest.warns(GraphFileWarning, match="vertex weights"):
+            write_graph(graph, tmp_path / name)
+        back = read_graph(tmp_path / name)
+        assert _same_structure(graph, back)
+    else:
+        _check_round_trip(graph, tmp_path / name, keeps)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_round_trip_empty_and_edgeless(name, tmp_path):
+    for graph in (Graph.from_edges([], [], n=0), Graph.from_edges([], [], n=5)):
+        _check_round_trip(graph, tmp_path / name, True)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(1, 40), density=st.floats(0.0, 4.0), edge_weights=st.booleans(),
+       ncon=st.integers(0, 3), seed=st.integers(0, 2**31), fmt=st.sampled_from(ALL))
+def test_hypothesis_round_trip(n, density, edge_weights, ncon, seed, fmt, tmp_path):
+    graph = _random_graph(np.random.default_rng(seed), n, density, edge_weights, 0 if fmt in ("g.mtx", "g.txt")
+                          else ncon)
+    _check_round_trip(graph, tmp_path / fmt, True)
+
+
+def test_metis_writer_header_codes(tmp_path):
+    rng = np.random.default_rng(1)
+    cases = {(False, 0): "", (True, 0): " 1", (False, 1): " 10", (True, 1): " 11", (True, 2): " 11 2"}
+    for (ew, ncon), suffix in cases.items():
+        graph = _random_graph(rng, 20, 3.0, ew, ncon)
+        write_graph(graph, tmp_path / "h.graph")
+        header = (tmp_path / "h.graph").read_text().splitlines()[0]
+        assert header == f"{graph.n} {graph.m}{suffix}"
+
+
+def test_write_is_atomic_on_failure(tmp_path, monkeypatch):
+    """A writer that fails half-way leaves the previous file untouched and no temporary file behind."""
+    from apportion.graph.io import _parse_kernels
+
+    target = tmp_path / "keep.graph"
+    target.write_text("old content\n")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(_parse_kernels, "join_int_lines", broken)
+    with pytest.raises(RuntimeError):
+        write_graph(Graph.from_edges([0], [1]), target)
+    assert target.read_text() == "old content\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.graph"]
