@@ -1,0 +1,136 @@
+"""Gaussian elimination with partial pivoting over heterogeneous devices (seed 002 §5.5, §6.7).
+
+The matrix is partitioned into rectangles like the heat grid. Each elimination step k has the dynamic step of
+Algorithm 5-2 — gather column k from its owners, pick the pivot (largest |a_ik|, first on ties), swap rows k and
+pivot across every block, broadcast the pivot row and the multipliers — then every device updates its blocks in
+parallel (Numba kernel). The packed LU and row permutation equal the NumPy reference `lu_reference`.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from apportion.apps._gauss_kernels import eliminate_block, lu_reference
+from apportion.apps.heat import speed_models
+from apportion.apps.stencil_runtime import StencilTrace
+from apportion.errors import InputError
+from apportion.partitioning.grid.balance import BalancedGrid, balance_grid
+from apportion.platform.device import KernelSet, Work
+
+GAUSS_KERNELS = KernelSet(cpu=eliminate_block, name="eliminate_block")
+
+
+@dataclass
+class GaussResult:
+    lu: np.ndarray | None
+    permutation: np.ndarray | None
+    trace: StencilTrace
+    plan: BalancedGrid
+
+    def to_dict(self) -> dict:
+        return {"application": "gauss", "model": self.plan.model, "method": self.plan.rectangles.method,
+                "predicted_imbalance": self.plan.imbalance, "areas": self.plan.rectangles.areas().tolist(),
+                "rectangles": self.plan.rectangles.to_dict()["rectangles"], **self.trace.to_dict()}
+
+
+def random_matrix(n: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal((n, n))
+
+
+def run_gauss(n: int, devices, *, model: str = "cpm", method: str = "nphp", tables=None,
+              matrix: np.ndarray | None = None, seed: int = 0, steps: int | None = None) -> GaussResult:
+    """LU-factorise an n × n matrix (random normal by `seed` unless `matrix` is given) with partial pivoting on
+    `devices`; `steps` limits the elimination steps (default n − 1). Simulated platforms compute the values
+    with the CPU kernel and report their model's times."""
+    devices = list(devices)
+    a = random_matrix(n, seed) if matrix is None else np.array(matrix, dtype=np.float64)
+    if a.shape != (n, n):
+        raise InputError(f"matrix must be {n} × {n}, got {a.shape}")
+    plan = balance_grid(n, n, speed_models(devices, model, tables), model=model, method=method)
+    rect = plan.rectangles
+    simulated = bool(getattr(devices[0], "is_simulated", False))
+    blocks = [(int(rect.owner[j]), int(rect.row[j]), int(rect.col[j]),
+               a[rect.row[j]:rect.row[j] + rect.height[j], rect.col[j]:rect.col[j] + rect.width[j]].copy())
+              for j in range(rect.pieces)]
+    p = rect.p
+    by_device = [[b for b in blocks if b[0] == i] for i in range(p)]
+    total = n - 1 if steps is None else max(0, min(int(steps), n - 1))
+    compute = np.zeros((total, p))
+    communication = np.zeros((total, p))
+    perm = np.arange(n)
+    halo = np.zeros(p, dtype=np.int64)
+
+    def read_row(r: int) -> np.ndarray:
+        row = np.empty(n)
+        for _, r0, c0, blk in blocks:
+            if r0 <= r < r0 + blk.shape[0]:
+                row[c0:c0 + blk.shape[1]] = blk[r - r0]
+        return row
+
+    def write_row(r: int, row: np.ndarray) -> None:
+        for _, r0, c0, blk in blocks:
+            if r0 <= r < r0 + blk.shape[0]:
+                blk[r - r0] = row[c0:c0 + blk.shape[1]]
+
+    def update(i: int, k: int, multipliers, pivot_row) -> float:
+        seconds = 0.0
+        for _, r0, c0, blk in by_device[i]:
+            if simulated:
+                eliminate_block(blk, r0, c0, k, multipliers, pivot_row)
+            else:
+                seconds += devices[i].run(GAUSS_KERNELS, blk, r0, c0, k, multipliers, pivot_row).timing.total_s
+        return seconds
+
+    pool = None if simulated else ThreadPoolExecutor(max_workers=p)
+    wall = time.perf_counter()
+    try:
+        for k in range(total):
+            start = time.perf_counter()
+            column = np.empty(n)  # gather column k (the dynamic step)
+            for _, r0, c0, blk in blocks:
+                if c0 <= k < c0 + blk.shape[1]:
+                    column[r0:r0 + blk.shape[0]] = blk[:, k - c0]
+            pivot = k + int(np.argmax(np.abs(column[k:])))
+            if pivot != k:
+                row_k, row_p = read_row(k), read_row(pivot)
+                write_row(k, row_p)
+                write_row(pivot, row_k)
+                column[[k, pivot]] = column[[pivot, k]]
+                perm[[k, pivot]] = perm[[pivot, k]]
+            pivot_row = read_row(k)
+            multipliers = np.zeros(n)
+            if pivot_row[k] != 0:
+                multipliers[k + 1:] = column[k + 1:] / pivot_row[k]
+            dynamic = time.perf_counter() - start
+            # what each device receives: its columns of the pivot row and its rows of the multipliers
+            items = np.zeros(p)
+            for owner, r0, c0, blk in blocks:
+                items[owner] += max(0, c0 + blk.shape[1] - max(c0, k + 1)) + max(0, r0 + blk.shape[0] - max(r0, k + 1))
+            halo = np.maximum(halo, items.astype(np.int64))
+            if simulated:
+                for i, device in enumerate(devices):
+                    active = sum(max(0, blk.shape[0] - max(0, k + 1 - r0)) * max(0, blk.shape[1] - max(0, k + 1 - c0))
+                                 for _, r0, c0, blk in by_device[i])
+                    compute[k, i] = device.estimate(Work(flops=2.0 * active, workload="gauss")).total_s
+                    link = device.link
+                    communication[k, i] = 0.0 if link is None else 2 * link.transfer_time(8.0 * items[i])
+                    update(i, k, multipliers, pivot_row)
+            else:
+                communication[k, :] = dynamic
+                compute[k] = list(pool.map(lambda i: update(i, k, multipliers, pivot_row), range(p)))
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
+    lu = np.empty((n, n))
+    for _, r0, c0, blk in blocks:
+        lu[r0:r0 + blk.shape[0], c0:c0 + blk.shape[1]] = blk
+    trace = StencilTrace([d.name for d in devices], compute, communication, halo,
+                         wall_s=time.perf_counter() - wall, simulated=simulated)
+    return GaussResult(lu, perm, trace, plan)
+
+
+__all__ = ["run_gauss", "lu_reference", "random_matrix", "GaussResult"]

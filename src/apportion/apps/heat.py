@@ -1,0 +1,126 @@
+"""Explicit 2-D heat transfer over heterogeneous devices (seed 002 ch. 5–6).
+
+The grid is partitioned into rectangles (NPHP by default) sized by a performance model (CPM, FPM or FPMC), each
+device owns its rectangles with a ghost ring, and every iteration exchanges halos then applies the 5-point
+update u ← u + r·(N + S + W + E − 4u) with a fixed value outside the grid. The result equals the single-device
+reference `heat_reference` (up to floating-point rounding: the same operations in the same order, so in practice
+bit-identical).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from apportion.apps._heat_kernels import heat_step, heat_steps_numpy, heat_steps_reference
+from apportion.apps.stencil_runtime import StencilRuntime, StencilTrace
+from apportion.errors import InputError
+from apportion.partitioning.grid.balance import BalancedGrid, balance_grid
+from apportion.perfmodel.models import ConstantSpeed
+from apportion.platform.device import KernelSet, Work
+
+HEAT_FLOPS_PER_POINT = 6.0
+HEAT_KERNELS = KernelSet(cpu=heat_step, name="heat_step")
+BENCH_SIZES = (1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22)
+BENCH_COMMS = (0, 1 << 8, 1 << 10, 1 << 12, 1 << 14)
+
+
+def _heat_with_halo(current, out, r, send, receive):
+    receive[:] = send  # the halo exchange's copy of c items
+    return heat_step(current, out, r)
+
+
+def benchmark_case(w: int, c: int):
+    """One heat iteration of w points exchanging c items: (kernels, args, Work) for `perfmodel.bench`."""
+    side = max(1, int(np.sqrt(w)))
+    height, width = side, max(1, -(-w // side))
+    current = np.random.default_rng(0).random((height + 2, width + 2))
+    args = (current, np.empty((height, width)), 0.2, np.ones(max(c, 0)), np.empty(max(c, 0)))
+    work = Work(flops=HEAT_FLOPS_PER_POINT * w, bytes_in=8.0 * c, bytes_out=8.0 * c, workload="heat")
+    return KernelSet(cpu=_heat_with_halo, name="heat_bench"), args, work
+
+
+def device_speed(device) -> float:
+    """A device's constant relative speed for CPM: a simulated device's sustained FLOP/s, a throttled device's
+    inner speed divided by its factor, otherwise its thread count (or nominal FLOP/s when given)."""
+    model = getattr(device, "model", None)
+    if model is not None and hasattr(model, "sustained_flops"):
+        return float(model.sustained_flops("heat")) / HEAT_FLOPS_PER_POINT
+    factor = getattr(device, "factor", None)
+    if factor is not None:
+        return device_speed(device.inner) / float(factor)
+    if device.peak_flops:
+        return float(device.peak_flops) / HEAT_FLOPS_PER_POINT
+    return float(getattr(device, "threads", 1))
+
+
+def speed_models(devices, model: str, tables=None, *, sizes=BENCH_SIZES, comms=BENCH_COMMS, repeats: int = 2):
+    """One speed model per device: constants for CPM, else the given tables or tables benchmarked now."""
+    devices = list(devices)
+    if tables is not None:
+        tables = list(tables)
+        if len(tables) != len(devices):
+            raise InputError(f"{len(tables)} speed tables for {len(devices)} devices")
+        return tables
+    if model == "cpm":
+        return [ConstantSpeed(device_speed(d)) for d in devices]
+    from apportion.perfmodel.bench import build_table
+
+    return [build_table(d, benchmark_case, sizes, comms, repeats=repeats) for d in devices]
+
+
+@dataclass
+class HeatResult:
+    """Final grid values (None when only simulated timings were asked for), the trace and the partition."""
+
+    values: np.ndarray | None
+    trace: StencilTrace
+    plan: BalancedGrid
+
+    def to_dict(self) -> dict:
+        return {"application": "heat", "model": self.plan.model, "method": self.plan.rectangles.method,
+                "predicted_imbalance": self.plan.imbalance, "areas": self.plan.rectangles.areas().tolist(),
+                "rectangles": self.plan.rectangles.to_dict()["rectangles"], **self.trace.to_dict()}
+
+
+def initial_condition(rows: int, cols: int, seed: int = 0) -> np.ndarray:
+    """A reproducible starting temperature field (uniform random in [0, 1))."""
+    return np.random.default_rng(seed).random((rows, cols))
+
+
+def run_heat(rows: int, cols: int, steps: int, devices, *, model: str = "cpm", method: str = "nphp",
+             r: float = 0.2, boundary: float = 0.0, tables=None, values: np.ndarray | None = None, seed: int = 0,
+             compute_values: bool = True) -> HeatResult:
+    """Run `steps` explicit heat steps of a rows × cols grid on `devices` (a Platform or a list of devices).
+
+    The partition comes from `balance_grid(rows, cols, speed_models(devices, model, tables), model, method)`.
+    For simulated devices, `compute_values=False` skips the arithmetic and reports the model's times only.
+    """
+    devices = list(devices)
+    if steps < 0:
+        raise InputError(f"steps must be ≥ 0, got {steps}")
+    if not 0 < r <= 0.25:
+        raise InputError(f"r must be in (0, 0.25] for a stable explicit step, got {r}")
+    plan = balance_grid(rows, cols, speed_models(devices, model, tables), model=model, method=method)
+    u0 = initial_condition(rows, cols, seed) if values is None else np.asarray(values, dtype=np.float64)
+    if u0.shape != (rows, cols):
+        raise InputError(f"initial values have shape {u0.shape}, expected {(rows, cols)}")
+    runtime = StencilRuntime(devices, plan.rectangles, u0 if compute_values else np.empty((0, 0)), boundary,
+                             compute_values=compute_values)
+    areas = plan.rectangles.areas()
+    try:
+        trace = runtime.run(HEAT_KERNELS, lambda b: (b.data, b.scratch, r), steps,
+                            work_of=lambda i: Work(flops=HEAT_FLOPS_PER_POINT * areas[i], workload="heat"))
+        out = runtime.values() if runtime.compute_values else None
+    finally:
+        runtime.close()
+    return HeatResult(out, trace, plan)
+
+
+def heat_reference(values: np.ndarray, steps: int, r: float = 0.2, boundary: float = 0.0) -> np.ndarray:
+    """Single-device reference (Numba, whole grid)."""
+    return heat_steps_reference(np.asarray(values, dtype=np.float64), float(boundary), float(r), int(steps))
+
+
+__all__ = ["run_heat", "heat_reference", "heat_steps_numpy", "benchmark_case", "speed_models", "HeatResult"]
