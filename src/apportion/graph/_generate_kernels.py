@@ -40,8 +40,16 @@ def _sort_and_dedup_rows(indptr, neighbours, kept):
     for v in prange(n):
         start = indptr[v]
         stop = indptr[v + 1]
-        if stop - start > 1:
+        if stop - start > 32:
             neighbours[start:stop] = np.sort(neighbours[start:stop])
+        else:  # short rows: insertion sort in place (no allocation per row)
+            for p in range(start + 1, stop):
+                w = neighbours[p]
+                q = p - 1
+                while q >= start and neighbours[q] > w:
+                    neighbours[q + 1] = neighbours[q]
+                    q -= 1
+                neighbours[q + 1] = w
         count = 0
         previous = -1
         for p in range(start, stop):
@@ -130,3 +138,52 @@ def barabasi_albert_pairs(n, m_attach, seed):
             endpoints[2 * e + 1] = v
             e += 1
     return lo, hi
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _splitmix64(state):
+    """One step of SplitMix64 (Steele, Lea & Flood 2014): (new state, 64 random bits)."""
+    state = state + np.uint64(0x9E3779B97F4A7C15)
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return state, z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def kronecker_pairs(scale, total, a, b, c, chunk_seeds, chunk):
+    """Graph500 Kronecker edge list: `total` pairs of `scale`-bit vertex ids, before any clean-up.
+
+    Edge e lies in chunk e // chunk; each chunk runs its own SplitMix64 stream from its own seed, so the result
+    does not depend on how chunks are spread over threads. At each bit level one uniform draw (32 bits of a
+    64-bit output) picks the quadrant: (0,0) below a, (0,1) below a + b, (1,0) below a + b + c, else (1,1).
+    """
+    src = np.zeros(total, dtype=np.int64)
+    dst = np.zeros(total, dtype=np.int64)
+    scale32 = 2.0 ** 32
+    ta = np.uint64(min(a * scale32, scale32))
+    tab = np.uint64(min((a + b) * scale32, scale32))
+    tabc = np.uint64(min((a + b + c) * scale32, scale32))
+    low = np.uint64(0xFFFFFFFF)
+    for ci in prange(chunk_seeds.shape[0]):
+        state = np.uint64(chunk_seeds[ci])
+        start = ci * chunk
+        stop = min(total, start + chunk)
+        for e in range(start, stop):
+            s = 0
+            d = 0
+            bits = np.uint64(0)
+            for bit in range(scale):
+                if bit % 2 == 0:
+                    state, bits = _splitmix64(state)
+                    r = bits >> np.uint64(32)
+                else:
+                    r = bits & low
+                # branch-free: the quadrant is random, so branches would mispredict half the time
+                row = np.int64(r >= tab)
+                col = np.int64(r >= tabc) | (np.int64(r >= ta) & (1 - row))
+                s |= row << bit
+                d |= col << bit
+            src[e] = s
+            dst[e] = d
+    return src, dst

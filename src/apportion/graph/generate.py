@@ -257,24 +257,14 @@ def rmat_pairs(scale: int, seed: int = 0, *, edge_factor: int = RMAT_EDGE_FACTOR
     a, (0,1) with b, (1,0) with c, (1,1) with d = 1 − a − b − c (Graph500 specification, section "Kronecker
     generator"). With `permute`, vertex labels go through a random permutation, as Graph500 does.
     """
+    from apportion.graph._generate_kernels import kronecker_pairs
+
     rng = np.random.default_rng(seed)
     n = 1 << scale
     total = edge_factor * n
-    src = np.zeros(total, dtype=np.int64)
-    dst = np.zeros(total, dtype=np.int64)
-    ab, abc = np.float32(a + b), np.float32(a + b + c)
-    fa = np.float32(a)
-    chunk = 1 << 22
-    for start in range(0, total, chunk):
-        stop = min(total, start + chunk)
-        s = src[start:stop]
-        d = dst[start:stop]
-        for bit in range(scale):
-            draw = rng.random(stop - start, dtype=np.float32)
-            row_bit = draw >= ab
-            col_bit = (draw >= abc) | ((draw >= fa) & ~row_bit)
-            s |= row_bit.astype(np.int64) << bit
-            d |= col_bit.astype(np.int64) << bit
+    chunk = 1 << 16
+    chunk_seeds = rng.integers(0, 1 << 32, max(1, -(-total // chunk)), dtype=np.uint64).astype(np.int64)
+    src, dst = kronecker_pairs(scale, total, float(a), float(b), float(c), chunk_seeds, chunk)
     if permute:
         labels = rng.permutation(n)
         src, dst = labels[src], labels[dst]
