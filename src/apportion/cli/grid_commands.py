@@ -1,7 +1,236 @@
-"""Commands: grid, perfmodel, stencil (issue: grid partitioning)."""
+"""Commands: grid, perfmodel (build, show), stencil (heat, gauss) — seed 002 (docs/grid.md)."""
 
 from __future__ import annotations
 
+import argparse
+
+import numpy as np
+
+from apportion.cli.common import add_command, emit_json, parse_number_list, print_table
+from apportion.errors import InputError
+
 
 def register(subparsers) -> None:
-    """Add this group's commands (filled in by the subsystem that owns them)."""
+    """Add `grid`, `perfmodel build|show` and `stencil heat|gauss`."""
+    from apportion.partitioning.grid import METHOD_NAMES
+
+    grid = add_command(subparsers, "grid", _grid, help="partition a 2-D grid among processors of given speeds")
+    grid.add_argument("rows", type=int, help="grid rows")
+    grid.add_argument("cols", type=int, help="grid columns")
+    grid.add_argument("--speeds", required=True, help="relative speeds, e.g. 10,10,5,5 or 2x10,4x5 (VALUExCOUNT)")
+    grid.add_argument("--method", default="nphp", choices=METHOD_NAMES, help="partitioner (default nphp)")
+    grid.add_argument("--plot", metavar="FILE.png", help="draw the rectangles coloured by speed group")
+    grid.add_argument("--sigma", type=float, default=1e-3, help="message latency in seconds (default 0.001)")
+    grid.add_argument("--bandwidth", type=float, default=10e6, help="bytes per second (default 10e6)")
+    grid.add_argument("--item-bytes", type=int, default=4, help="bytes per grid value (default 4)")
+
+    perf = subparsers.add_parser("perfmodel", help="build or show FPMC speed tables S(w, c)",
+                                 description="build or show FPMC speed tables S(w, c)")
+    perf.set_defaults(handler=None)
+    nested = perf.add_subparsers(dest="perfmodel_command", metavar="ACTION", parser_class=type(perf))
+    build = add_command(nested, "build", _perf_build, help="benchmark a device's heat kernel over (w, c)")
+    build.add_argument("--platform", default="auto", help="platform file or shipped name (default auto)")
+    build.add_argument("--device", required=True, help="device name or index in the platform")
+    build.add_argument("-o", "--output", required=True, metavar="TABLE", help="output table (.json or .npz)")
+    build.add_argument("--sizes", help="workloads in grid points (default 1024 … 4194304, powers of 4)")
+    build.add_argument("--comms", help="communication volumes in items (default 0,256,1024,4096,16384)")
+    build.add_argument("--repeats", type=int, default=2, help="timed runs per point, best kept (default 2)")
+    show = add_command(nested, "show", _perf_show, help="print a speed table")
+    show.add_argument("table", help="table file (.json or .npz)")
+
+    stencil = add_command(subparsers, "stencil", _stencil, help="run heat or Gaussian elimination on a platform")
+    stencil.add_argument("application", choices=("heat", "gauss"))
+    stencil.add_argument("--grid", required=True, help="N×M (or NxM, or N for a square)")
+    stencil.add_argument("--steps", type=int, default=None,
+                         help="heat steps (default 100); gauss: elimination steps (default all, N − 1)")
+    stencil.add_argument("--platform", default="auto", help="platform file or shipped name (default auto)")
+    stencil.add_argument("--model", default="cpm", choices=("cpm", "fpm", "fpmc"), help="performance model")
+    stencil.add_argument("--partition", default="nphp", choices=METHOD_NAMES, help="grid partitioner")
+    stencil.add_argument("--tables", help="comma-separated speed tables, one per device (FPM/FPMC)")
+    stencil.add_argument("--seed", type=int, default=0, help="seed of the initial values")
+
+
+# ---------------------------------------------------------------------- grid
+def _grid(args: argparse.Namespace) -> int:
+    from apportion.partitioning.grid import partition_grid
+
+    speeds = parse_number_list(args.speeds, "--speeds")
+    rect = partition_grid(args.rows, args.cols, speeds, method=args.method, sigma=args.sigma,
+                          bandwidth=args.bandwidth, item_bytes=args.item_bytes)
+    if args.plot:
+        plot_rectangles(rect, args.plot)
+    if args.json:
+        emit_json(rect.to_dict())
+        return 0
+    m = rect.metrics
+    print_table(f"grid {rect.rows} × {rect.cols}, {rect.p} processors, method {rect.method}", [
+        ("cut length", m.cut_length), ("data items / iteration", m.data_items),
+        ("max messages", m.max_messages), ("total messages", m.total_messages),
+        ("lower bound Σ2√area", m.lower_bound), ("cut lower bound", m.cut_lower_bound),
+        ("max |area − target|", m.max_area_deviation), ("comm time / iteration (s)", m.comm_time_s),
+    ])
+    return 0
+
+
+def plot_rectangles(rect, path: str, ax=None, title: str | None = None) -> None:
+    """Draw `rect`'s pieces coloured by speed group, with each processor's message count; atomic write when
+    `ax` is None."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle as Patch
+
+    from apportion._atomic import atomic_path
+
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(6, 6 * rect.rows / max(rect.cols, 1) if rect.cols >= rect.rows else 6))
+    groups = sorted(set(rect.speeds.tolist()), reverse=True)
+    colours = plt.get_cmap("tab10")
+    messages = rect.metrics.messages if rect.metrics is not None else None
+    for j in range(rect.pieces):
+        i = int(rect.owner[j])
+        colour = colours(groups.index(float(rect.speeds[i])) % 10)
+        ax.add_patch(Patch((rect.col[j], rect.row[j]), rect.width[j], rect.height[j], facecolor=colour,
+                           edgecolor="black", linewidth=0.8, alpha=0.8))
+        if messages is not None and rect.height[j] * rect.width[j] > 0.002 * rect.rows * rect.cols:
+            ax.text(rect.col[j] + rect.width[j] / 2, rect.row[j] + rect.height[j] / 2, str(int(messages[i])),
+                    ha="center", va="center", fontsize=7)
+    ax.set_xlim(0, rect.cols)
+    ax.set_ylim(rect.rows, 0)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    label = title or rect.method
+    if rect.metrics is not None:
+        label += f": {rect.metrics.data_items} items, max {rect.metrics.max_messages} messages"
+    ax.set_title(label, fontsize=9)
+    if own:
+        handles = [Patch((0, 0), 1, 1, facecolor=colours(k % 10)) for k in range(len(groups))]
+        ax.legend(handles, [f"speed {g:g}" for g in groups], loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
+        fig.tight_layout()
+        with atomic_path(path, ".png") as tmp:
+            fig.savefig(tmp, dpi=120, format="png")
+        plt.close(fig)
+
+
+# ---------------------------------------------------------------------- perfmodel
+def _pick_device(platform, key: str):
+    for d in platform.devices:
+        if d.name == key:
+            return d
+    if key.isdigit() and int(key) < len(platform.devices):
+        return platform.devices[int(key)]
+    raise InputError(f"--device: no device {key!r} in platform {platform.name} "
+                     f"({', '.join(d.name for d in platform.devices)})")
+
+
+def _perf_build(args: argparse.Namespace) -> int:
+    from apportion.apps.heat import BENCH_COMMS, BENCH_SIZES, benchmark_case
+    from apportion.perfmodel.bench import build_table, save_table
+    from apportion.platform import resolve_platform
+
+    if not str(args.output).endswith((".json", ".npz")):
+        raise InputError("-o: table file must end in .json or .npz")
+    sizes = parse_number_list(args.sizes, "--sizes", int) if args.sizes else BENCH_SIZES
+    comms = parse_number_list(args.comms, "--comms", int) if args.comms else BENCH_COMMS
+    if min(sizes) < 1 or min(comms) < 0:
+        raise InputError("--sizes must be ≥ 1 and --comms ≥ 0")
+    if args.repeats < 1:
+        raise InputError("--repeats must be ≥ 1")
+    platform = resolve_platform(args.platform)
+    try:
+        device = _pick_device(platform, args.device)
+        table = build_table(device, benchmark_case, sorted(set(sizes)), sorted(set(comms)), repeats=args.repeats)
+    finally:
+        platform.close()
+    save_table(table, args.output)
+    if args.json:
+        emit_json({"output": args.output, "device": table.meta["device"], "sizes": table.sizes,
+                   "comms": table.comms, "speeds": table.table})
+    else:
+        print(f"wrote {args.output}: {table.sizes.size} × {table.comms.size} speeds of {table.meta['device']}")
+    return 0
+
+
+def _perf_show(args: argparse.Namespace) -> int:
+    from apportion.perfmodel.bench import load_table
+
+    table = load_table(args.table)
+    if args.json:
+        emit_json({"name": table.name, "meta": table.meta, "sizes": table.sizes, "comms": table.comms,
+                   "speeds": table.table})
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    out = Table(title=f"{table.name}: speed (grid points/s) by workload (rows) and comm items (columns)")
+    out.add_column("w")
+    for c in table.comms:
+        out.add_column(f"c={c:g}", justify="right")
+    for w, row in zip(table.sizes, table.table):
+        out.add_row(f"{w:g}", *(f"{v:.3e}" for v in row))
+    Console().print(out)
+    return 0
+
+
+# ---------------------------------------------------------------------- stencil
+def parse_grid(text: str) -> tuple[int, int]:
+    """'N×M', 'NxM' or 'N' → (N, M)."""
+    parts = text.lower().replace("×", "x").split("x")
+    try:
+        values = [int(v) for v in parts]
+    except ValueError:
+        raise InputError(f"--grid: expected N×M, got {text!r}") from None
+    if len(values) == 1:
+        values = values * 2
+    if len(values) != 2 or min(values) < 1:
+        raise InputError(f"--grid: expected positive N×M, got {text!r}")
+    return values[0], values[1]
+
+
+def _stencil(args: argparse.Namespace) -> int:
+    from apportion.platform import resolve_platform
+
+    rows, cols = parse_grid(args.grid)
+    tables = None
+    if args.tables:
+        from apportion.perfmodel.bench import load_table
+
+        tables = [load_table(t) for t in args.tables.split(",") if t]
+    if args.steps is not None and args.steps < 0:
+        raise InputError("--steps must be ≥ 0")
+    platform = resolve_platform(args.platform)
+    try:
+        if args.application == "heat":
+            from apportion.apps.heat import run_heat
+
+            result = run_heat(rows, cols, 100 if args.steps is None else args.steps, platform, model=args.model, method=args.partition,
+                              tables=tables, seed=args.seed)
+        else:
+            from apportion.apps.gauss import run_gauss
+
+            if rows != cols:
+                raise InputError("gauss needs a square grid (N×N)")
+            result = run_gauss(rows, platform, model=args.model, method=args.partition, tables=tables,
+                               seed=args.seed, steps=args.steps)
+    finally:
+        platform.close()
+    report = result.to_dict()
+    if args.json:
+        report = {k: v for k, v in report.items() if k != "per_iteration"} | {"per_iteration": report["per_iteration"]}
+        emit_json(report)
+        return 0
+    print_table(f"{args.application} {rows}×{cols} on {platform.name} ({args.model}, {args.partition})", [
+        ("devices", report["devices"]), ("areas", report["areas"]),
+        ("makespan (s)", report["makespan_s"]), ("wall (s)", report["wall_s"]),
+        ("imbalance (busy max/mean − 1)", report["imbalance"]),
+        ("predicted imbalance", report["predicted_imbalance"]),
+        ("compute s per device", report["compute_s_per_device"]),
+        ("communication s per device", report["communication_s_per_device"]),
+    ])
+    return 0
+
+
+_ = np

@@ -1,0 +1,46 @@
+"""CLI: grid, perfmodel build/show, stencil — exit codes and JSON keys."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_grid_json_and_plot(cli, tmp_path):
+    plot = tmp_path / "g.png"
+    out = cli("grid", "100", "100", "--speeds", "2x10,4x5,5x4,3x5,1x5", "--method", "nphp", "--json",
+              "--plot", plot)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    for key in ("rectangles", "cut_length", "data_items", "max_messages", "total_messages", "lower_bound",
+                "comm_time_s"):
+        assert key in data
+    assert len(data["rectangles"]) == 29 and data["data_items"] == 2 * data["cut_length"]
+    assert plot.stat().st_size > 0
+
+
+def test_grid_bad_input_exit_2(cli, tmp_path):
+    plot = tmp_path / "no.png"
+    for args in (["2", "2", "--speeds", "1,1,1,1,1"], ["10", "10", "--speeds", "1,0"],
+                 ["10", "10", "--speeds", "a,b"], ["10", "10", "--speeds", "1", "--method", "zz"]):
+        out = cli("grid", *args, "--plot", plot)
+        assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert not plot.exists()
+
+
+def test_perfmodel_build_show_and_stencil(cli, tmp_path):
+    table = tmp_path / "t.json"
+    out = cli("perfmodel", "build", "--platform", "seed002", "--device", "gtx650-node0", "-o", table,
+              "--sizes", "1000,100000", "--comms", "0,1000")
+    assert out.returncode == 0, out.stderr
+    shown = cli("perfmodel", "show", table, "--json")
+    assert shown.returncode == 0 and json.loads(shown.stdout)["sizes"] == [1000.0, 100000.0]
+    assert cli("perfmodel", "show", tmp_path / "missing.json").returncode == 2
+    run = cli("stencil", "heat", "--grid", "32x40", "--steps", "3", "--platform", "seed002", "--model", "cpm",
+              "--json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    for key in ("makespan_s", "imbalance", "areas", "rectangles", "per_iteration", "devices"):
+        assert key in data
+    assert cli("stencil", "heat", "--grid", "0x4", "--platform", "seed002").returncode == 2
+    gauss = cli("stencil", "gauss", "--grid", "12", "--steps", "11", "--platform", "seed002", "--json")
+    assert gauss.returncode == 0, gauss.stderr
