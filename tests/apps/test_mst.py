@@ -158,10 +158,10 @@ def test_parallel_rounds_path(monkeypatch, seed):
     import apportion.apps.mst as mst_module
 
     monkeypatch.setattr(mst_module, "SERIAL_FINISH_EDGES", 1)
-    graph = random_graph(seed, 400 + 50 * seed, 1500, [None, 3, 1000][seed % 3])
+    monkeypatch.setattr(mst_module, "PARALLEL_MIN_ENTRIES", 1)
+    graph = random_graph(seed, [3, 40, 400, 1000, 2000, 5000][seed], 1500, [None, 3, 1000][seed % 3])
     forest = mst(graph, threads=TWO_THREADS)
     check_forest(graph, forest)
-    assert forest.rounds > 2
     assert set(zip(forest.u.tolist(), forest.v.tolist())) == kruskal_reference(graph)
 
 

@@ -4,12 +4,17 @@ Edges are ordered strictly by the pair (weight, canonical edge key), where the c
 min(u, v) * n + max(u, v): the order of the canonical edge ids (u < v, by u then v). Under a strict total order
 the minimum spanning forest is unique, so every round's choices are independent of thread count and scheduling,
 and the only cycles the hooking step can create are 2-cycles (two components choosing the same edge), which
-`break_two_cycles` resolves.
+`_collapse` resolves.
 
 Round 1 runs straight on the CSR arrays: every vertex's lightest incident edge is a segmented arg-min over its
-neighbour list (conflict-free, parallel over vertices). Later rounds work on a contracted edge list whose
-endpoints are component ids; the per-component arg-min there is a scatter-min done by each thread into its own
-row and then reduced, so no atomics are needed.
+neighbour list (conflict-free). Later rounds work on a contracted edge list whose ends are component ids; the
+per-component arg-min there is a scatter-min that each chunk does into its own row, then a reduction, so no
+atomics are needed.
+
+Parallel kernels take `chunks`, the number of pieces their loops are cut into (the caller passes the thread
+count). With `chunks == 1` they run the same range helpers straight in the calling thread and never open a
+parallel region: on small inputs, and on cores shared with other processes, a parallel launch costs more than
+the work.
 """
 
 from __future__ import annotations
@@ -24,27 +29,61 @@ def _lighter(w_a, key_a, w_b, key_b):
     return w_a < w_b or (w_a == w_b and key_a < key_b)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def lightest_incident_edge(indptr, indices, weights, has_weights):
-    """Segmented arg-min over every neighbour list: the CSR position of each vertex's lightest edge (-1: none).
+@njit(cache=True, nogil=True)
+def _canonical_key(u, v, n):
+    """min(u, v) * n + max(u, v) as int64."""
+    u = np.int64(u)
+    v = np.int64(v)
+    return u * n + v if u < v else v * n + u
 
-    `weights` is aligned with `indices` when `has_weights`, otherwise ignored (every edge weighs 1).
-    """
+
+@njit(cache=True, nogil=True)
+def vertex_chunks(indptr, chunks):
+    """Vertex boundaries cutting the CSR entries into `chunks` pieces of about equal size (chunks + 1 values)."""
     n = indptr.shape[0] - 1
-    best = np.empty(n, dtype=np.int64)
-    for u in prange(n):
+    total = indptr[n]
+    bounds = np.empty(chunks + 1, dtype=np.int64)
+    bounds[0] = 0
+    for t in range(1, chunks):
+        bounds[t] = max(bounds[t - 1], np.searchsorted(indptr, (total * t) // chunks))
+        bounds[t] = min(bounds[t], n)
+    bounds[chunks] = n
+    return bounds
+
+
+# ------------------------------------------------------------------------------------------------ round 1 (CSR)
+@njit(cache=True, nogil=True)
+def _lightest_incident_range(indptr, indices, weights, has_weights, best, first, last):
+    n = indptr.shape[0] - 1
+    for u in range(first, last):
         chosen = -1
         chosen_w = np.int64(0)
         chosen_key = np.int64(0)
         for p in range(indptr[u], indptr[u + 1]):
-            v = np.int64(indices[p])
             w = weights[p] if has_weights else np.int64(1)
-            key = np.int64(u) * n + v if u < v else v * n + u
+            key = _canonical_key(u, indices[p], n)
             if chosen < 0 or _lighter(w, key, chosen_w, chosen_key):
                 chosen = p
                 chosen_w = w
                 chosen_key = key
         best[u] = chosen
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def lightest_incident_edge(indptr, indices, weights, has_weights, bounds):
+    """Segmented arg-min over every neighbour list: the CSR position of each vertex's lightest edge (-1: none).
+
+    `weights` is aligned with `indices` when `has_weights`, otherwise ignored (every edge weighs 1); `bounds`
+    comes from `vertex_chunks`.
+    """
+    n = indptr.shape[0] - 1
+    best = np.empty(n, dtype=np.int64)
+    chunks = bounds.shape[0] - 1
+    if chunks == 1:
+        _lightest_incident_range(indptr, indices, weights, has_weights, best, 0, n)
+    else:
+        for t in prange(chunks):
+            _lightest_incident_range(indptr, indices, weights, has_weights, best, bounds[t], bounds[t + 1])
     return best
 
 
@@ -84,39 +123,127 @@ def _collapse(parent, keys, ws, edge_key, edge_w):
     return label, roots, recorded
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _chosen_vertex_edges(indices, weights, has_weights, best):
-    """Per vertex: the far end, canonical key and weight of its lightest edge (parent = itself if none)."""
-    n = best.shape[0]
-    parent = np.empty(n, dtype=indices.dtype)
-    edge_key = np.empty(n, dtype=np.int64)
-    edge_w = np.empty(n, dtype=np.int64)
-    for u in prange(n):
-        p = best[u]
-        if p < 0:
-            parent[u] = u
-            edge_key[u] = -1
-            edge_w[u] = 0
-        else:
-            v = np.int64(indices[p])
-            parent[u] = v
-            edge_key[u] = np.int64(u) * n + v if u < v else v * n + u
-            edge_w[u] = weights[p] if has_weights else np.int64(1)
-    return parent, edge_key, edge_w
-
-
 @njit(cache=True, nogil=True)
 def merge_vertices(indices, weights, has_weights, best):
     """Round-1 merge: hook every vertex to the far end of its lightest edge, record the forest edges, collapse.
 
     Returns (label, components, forest_keys, forest_weights).
     """
-    parent, edge_key, edge_w = _chosen_vertex_edges(indices, weights, has_weights, best)
     n = best.shape[0]
+    parent = np.empty(n, dtype=indices.dtype)
+    edge_key = np.empty(n, dtype=np.int64)
+    edge_w = np.empty(n, dtype=np.int64)
+    for u in range(n):
+        p = best[u]
+        if p < 0:
+            parent[u] = u
+        else:
+            parent[u] = indices[p]
+            edge_key[u] = _canonical_key(u, indices[p], n)
+            edge_w[u] = weights[p] if has_weights else np.int64(1)
     keys = np.empty(n, dtype=np.int64)
     ws = np.empty(n, dtype=np.int64)
     label, roots, recorded = _collapse(parent, keys, ws, edge_key, edge_w)
     return label, roots, keys[:recorded].copy(), ws[:recorded].copy()
+
+
+@njit(cache=True, nogil=True)
+def _count_cross_upper(indptr, indices, label, first, last):
+    kept = 0
+    for u in range(first, last):
+        lu = label[u]
+        for p in range(indptr[u], indptr[u + 1]):
+            v = indices[p]
+            if v > u and label[v] != lu:
+                kept += 1
+    return kept
+
+
+@njit(cache=True, nogil=True)
+def _fill_cross_upper(indptr, indices, weights, has_weights, label, first, last, k, end_a, end_b, ws, keys):
+    n = indptr.shape[0] - 1
+    for u in range(first, last):
+        lu = label[u]
+        for p in range(indptr[u], indptr[u + 1]):
+            v = indices[p]
+            if v > u and label[v] != lu:
+                end_a[k] = lu
+                end_b[k] = label[v]
+                ws[k] = weights[p] if has_weights else np.int64(1)
+                keys[k] = np.int64(u) * n + v
+                k += 1
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def contract_csr_edges(indptr, indices, weights, has_weights, label, bounds):
+    """Edges of the graph between different components after round 1, with ends renamed to components.
+
+    Returns (end_a, end_b, weight, key) arrays: each undirected edge once (from its smaller end), in CSR order,
+    keyed by its canonical key so that ties still break by the original edge id.
+    """
+    chunks = bounds.shape[0] - 1
+    offsets = np.zeros(chunks + 1, dtype=np.int64)
+    if chunks == 1:
+        offsets[1] = _count_cross_upper(indptr, indices, label, 0, bounds[1])
+    else:
+        for t in prange(chunks):
+            offsets[t + 1] = _count_cross_upper(indptr, indices, label, bounds[t], bounds[t + 1])
+    for t in range(chunks):
+        offsets[t + 1] += offsets[t]
+    total = offsets[chunks]
+    end_a = np.empty(total, dtype=label.dtype)
+    end_b = np.empty(total, dtype=label.dtype)
+    ws = np.empty(total, dtype=np.int64)
+    keys = np.empty(total, dtype=np.int64)
+    if chunks == 1:
+        _fill_cross_upper(indptr, indices, weights, has_weights, label, 0, bounds[1], 0, end_a, end_b, ws, keys)
+    else:
+        for t in prange(chunks):
+            _fill_cross_upper(indptr, indices, weights, has_weights, label, bounds[t], bounds[t + 1], offsets[t],
+                              end_a, end_b, ws, keys)
+    return end_a, end_b, ws, keys
+
+
+# ------------------------------------------------------------------------------------ later rounds (edge list)
+@njit(cache=True, nogil=True)
+def _scatter_lightest(end_a, end_b, ws, keys, row, first, last):
+    """row[c] = index of the lightest edge among first..last-1 with an end in component c (row starts at -1)."""
+    for i in range(first, last):
+        w = ws[i]
+        key = keys[i]
+        a = end_a[i]
+        j = row[a]
+        if j < 0 or _lighter(w, key, ws[j], keys[j]):
+            row[a] = i
+        b = end_b[i]
+        j = row[b]
+        if j < 0 or _lighter(w, key, ws[j], keys[j]):
+            row[b] = i
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def lightest_edge_per_component(end_a, end_b, ws, keys, components, chunks):
+    """Scatter arg-min: for every component the index of its lightest outgoing edge (-1 if none).
+
+    Each chunk of edges writes into its own row, then rows are reduced per component; no atomics, and the
+    strict (weight, key) order makes the answer independent of the chunking.
+    """
+    count = end_a.shape[0]
+    rows = np.full((chunks, components), -1, dtype=np.int64)
+    if chunks == 1:
+        _scatter_lightest(end_a, end_b, ws, keys, rows[0], 0, count)
+        return rows[0]
+    for t in prange(chunks):
+        _scatter_lightest(end_a, end_b, ws, keys, rows[t], (count * t) // chunks, (count * (t + 1)) // chunks)
+    best = np.empty(components, dtype=np.int64)
+    for c in prange(components):
+        chosen = rows[0, c]
+        for t in range(1, chunks):
+            j = rows[t, c]
+            if j >= 0 and (chosen < 0 or _lighter(ws[j], keys[j], ws[chosen], keys[chosen])):
+                chosen = j
+        best[c] = chosen
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -143,133 +270,69 @@ def merge_components(end_a, end_b, ws, keys, best):
     return label, roots, out_keys[:recorded].copy(), out_ws[:recorded].copy()
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def contract_csr_edges(indptr, indices, weights, has_weights, label, chunks):
-    """Edges of the graph between different components after round 1, with endpoints renamed to components.
-
-    Returns (end_a, end_b, weight, key) arrays: each undirected edge once (from its smaller endpoint), in CSR
-    order, keyed by its canonical key so ties still break by the original edge id.
-    """
-    n = indptr.shape[0] - 1
-    bounds = np.empty(chunks + 1, dtype=np.int64)
-    for t in range(chunks + 1):
-        bounds[t] = (n * t) // chunks
-    counts = np.zeros(chunks + 1, dtype=np.int64)
-    for t in prange(chunks):
-        kept = 0
-        for u in range(bounds[t], bounds[t + 1]):
-            lu = label[u]
-            for p in range(indptr[u], indptr[u + 1]):
-                v = indices[p]
-                if v > u and label[v] != lu:
-                    kept += 1
-        counts[t + 1] = kept
-    for t in range(chunks):
-        counts[t + 1] += counts[t]
-    total = counts[chunks]
-    end_a = np.empty(total, dtype=label.dtype)
-    end_b = np.empty(total, dtype=label.dtype)
-    ws = np.empty(total, dtype=np.int64)
-    keys = np.empty(total, dtype=np.int64)
-    for t in prange(chunks):
-        k = counts[t]
-        for u in range(bounds[t], bounds[t + 1]):
-            lu = label[u]
-            for p in range(indptr[u], indptr[u + 1]):
-                v = np.int64(indices[p])
-                if v > u and label[v] != lu:
-                    end_a[k] = lu
-                    end_b[k] = label[v]
-                    ws[k] = weights[p] if has_weights else np.int64(1)
-                    keys[k] = np.int64(u) * n + v
-                    k += 1
-    return end_a, end_b, ws, keys
+@njit(cache=True, nogil=True)
+def _count_cross(end_a, end_b, label, first, last):
+    kept = 0
+    for i in range(first, last):
+        if label[end_a[i]] != label[end_b[i]]:
+            kept += 1
+    return kept
 
 
 @njit(cache=True, nogil=True)
-def _scatter_lightest(end_a, end_b, ws, keys, row, first, last):
-    """row[c] = index of the lightest edge among first..last-1 with an end in component c (row starts at -1)."""
+def _fill_cross(end_a, end_b, ws, keys, label, first, last, k, new_a, new_b, new_ws, new_keys):
+    """Copy the edges of first..last-1 that cross components, renamed, to positions k, k+1, ...; returns the
+    next free position. May run in place (new_* the same arrays as the inputs, k <= first)."""
     for i in range(first, last):
-        w = ws[i]
-        key = keys[i]
-        a = end_a[i]
-        j = row[a]
-        if j < 0 or _lighter(w, key, ws[j], keys[j]):
-            row[a] = i
-        b = end_b[i]
-        j = row[b]
-        if j < 0 or _lighter(w, key, ws[j], keys[j]):
-            row[b] = i
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def lightest_edge_per_component(end_a, end_b, ws, keys, components, chunks):
-    """Scatter arg-min: for every component the index of its lightest outgoing edge (-1 if none).
-
-    Each chunk of edges writes into its own row, then rows are reduced per component; no atomics, and the
-    strict (weight, key) order makes the answer independent of the chunking.
-    """
-    count = end_a.shape[0]
-    rows = np.full((chunks, components), -1, dtype=np.int64)
-    for t in prange(chunks):
-        _scatter_lightest(end_a, end_b, ws, keys, rows[t], (count * t) // chunks, (count * (t + 1)) // chunks)
-    if chunks == 1:
-        return rows[0]
-    best = np.empty(components, dtype=np.int64)
-    for c in prange(components):
-        chosen = rows[0, c]
-        for t in range(1, chunks):
-            j = rows[t, c]
-            if j >= 0 and (chosen < 0 or _lighter(ws[j], keys[j], ws[chosen], keys[chosen])):
-                chosen = j
-        best[c] = chosen
-    return best
+        a = label[end_a[i]]
+        b = label[end_b[i]]
+        if a != b:
+            new_a[k] = a
+            new_b[k] = b
+            new_ws[k] = ws[i]
+            new_keys[k] = keys[i]
+            k += 1
+    return k
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def contract_edge_list(end_a, end_b, ws, keys, label, chunks):
-    """Rename edge ends to the new components and drop edges that now lie inside one (order kept)."""
+    """Rename edge ends to the new components and drop edges that now lie inside one (order kept).
+
+    With one chunk the arrays are compacted in place and views of them are returned.
+    """
     count = end_a.shape[0]
-    counts = np.zeros(chunks + 1, dtype=np.int64)
+    if chunks == 1:
+        kept = _fill_cross(end_a, end_b, ws, keys, label, 0, count, 0, end_a, end_b, ws, keys)
+        return end_a[:kept], end_b[:kept], ws[:kept], keys[:kept]
+    offsets = np.zeros(chunks + 1, dtype=np.int64)
     for t in prange(chunks):
-        kept = 0
-        for i in range((count * t) // chunks, (count * (t + 1)) // chunks):
-            if label[end_a[i]] != label[end_b[i]]:
-                kept += 1
-        counts[t + 1] = kept
+        offsets[t + 1] = _count_cross(end_a, end_b, label, (count * t) // chunks, (count * (t + 1)) // chunks)
     for t in range(chunks):
-        counts[t + 1] += counts[t]
-    total = counts[chunks]
+        offsets[t + 1] += offsets[t]
+    total = offsets[chunks]
     new_a = np.empty(total, dtype=end_a.dtype)
     new_b = np.empty(total, dtype=end_a.dtype)
     new_ws = np.empty(total, dtype=np.int64)
     new_keys = np.empty(total, dtype=np.int64)
     for t in prange(chunks):
-        k = counts[t]
-        for i in range((count * t) // chunks, (count * (t + 1)) // chunks):
-            a = label[end_a[i]]
-            b = label[end_b[i]]
-            if a != b:
-                new_a[k] = a
-                new_b[k] = b
-                new_ws[k] = ws[i]
-                new_keys[k] = keys[i]
-                k += 1
+        _fill_cross(end_a, end_b, ws, keys, label, (count * t) // chunks, (count * (t + 1)) // chunks, offsets[t],
+                    new_a, new_b, new_ws, new_keys)
     return new_a, new_b, new_ws, new_keys
 
 
 @njit(cache=True, nogil=True)
 def finish_serially(end_a, end_b, ws, keys, components):
-    """The remaining Borůvka rounds on a small edge list in one serial call (no parallel-region launches).
+    """The remaining Borůvka rounds on a short edge list in one serial call (no parallel-region launches).
 
-    The arrays are private to the caller and are compacted in place. Returns (forest_keys, forest_weights,
-    rounds).
+    The arrays must be private to the caller: they are compacted in place. Returns (forest_keys,
+    forest_weights, rounds).
     """
-    count = end_a.shape[0]
     out_keys = np.empty(components, dtype=np.int64)
     out_ws = np.empty(components, dtype=np.int64)
     found = 0
     rounds = 0
+    count = end_a.shape[0]
     while count > 0:
         row = np.full(components, -1, dtype=np.int64)
         _scatter_lightest(end_a, end_b, ws, keys, row, 0, count)
@@ -277,21 +340,12 @@ def finish_serially(end_a, end_b, ws, keys, components):
         out_keys[found:found + round_keys.shape[0]] = round_keys
         out_ws[found:found + round_ws.shape[0]] = round_ws
         found += round_keys.shape[0]
-        kept = 0
-        for i in range(count):
-            a = label[end_a[i]]
-            b = label[end_b[i]]
-            if a != b:
-                end_a[kept] = a
-                end_b[kept] = b
-                ws[kept] = ws[i]
-                keys[kept] = keys[i]
-                kept += 1
-        count = kept
+        count = _fill_cross(end_a, end_b, ws, keys, label, 0, count, 0, end_a, end_b, ws, keys)
         rounds += 1
     return out_keys[:found].copy(), out_ws[:found].copy(), rounds
 
 
+# ------------------------------------------------------------------------------------------------ output
 @njit(cache=True, nogil=True)
 def sort_by_key(keys, ws, n):
     """Forest edges in canonical order (u < v, by u then v) by two stable counting passes; returns (u, v, w)."""
@@ -301,7 +355,7 @@ def sort_by_key(keys, ws, n):
     for i in range(count):
         low[i] = keys[i] // n
         high[i] = keys[i] % n
-    # pass 1: by the larger endpoint
+    # pass 1: by the larger end
     starts = np.zeros(n + 1, dtype=np.int64)
     for i in range(count):
         starts[high[i] + 1] += 1
@@ -311,7 +365,7 @@ def sort_by_key(keys, ws, n):
     for i in range(count):
         order[starts[high[i]]] = i
         starts[high[i]] += 1
-    # pass 2 (stable): by the smaller endpoint
+    # pass 2 (stable): by the smaller end
     starts[:] = 0
     for i in range(count):
         starts[low[i] + 1] += 1

@@ -28,8 +28,11 @@ from apportion.graph.csr import Graph
 
 __all__ = ["SpanningForest", "mst"]
 
-#: Below this many inter-component edges the remaining rounds run serially in one kernel call: a parallel
-#: launch costs more than the work, and far more when the cores are shared with other processes.
+#: Round 1 runs in parallel only on graphs with at least this many stored (directed) entries, and later rounds
+#: only while at least SERIAL_FINISH_EDGES edges cross components; below that the rest runs serially in one
+#: kernel call. A parallel launch costs more than that much work, and far more on cores shared with other
+#: processes.
+PARALLEL_MIN_ENTRIES = 1 << 19
 SERIAL_FINISH_EDGES = 1 << 18
 
 
@@ -120,7 +123,7 @@ def mst(graph: Graph, *, threads: int | None = None) -> SpanningForest:
                           n=graph.n, rounds=rounds, time_s=elapsed)
 
 
-def _boruvka(graph: Graph, chunks: int) -> tuple[np.ndarray, np.ndarray, int]:
+def _boruvka(graph: Graph, threads: int) -> tuple[np.ndarray, np.ndarray, int]:
     """The Borůvka rounds; returns the forest's (canonical key, weight) arrays and the number of rounds."""
     n = graph.n
     empty = np.empty(0, dtype=np.int64)
@@ -131,21 +134,22 @@ def _boruvka(graph: Graph, chunks: int) -> tuple[np.ndarray, np.ndarray, int]:
     weights = graph.edge_weights if has_weights else np.ones(1, dtype=np.int64)
 
     # Round 1 on the CSR arrays: every vertex is its own component.
-    best = kernels.lightest_incident_edge(indptr, indices, weights, has_weights)
+    bounds = kernels.vertex_chunks(indptr, threads if indices.shape[0] >= PARALLEL_MIN_ENTRIES else 1)
+    best = kernels.lightest_incident_edge(indptr, indices, weights, has_weights, bounds)
     label, components, keys, ws = kernels.merge_vertices(indices, weights, has_weights, best)
     forest_keys, forest_ws = [keys], [ws]
     end_a, end_b, edge_ws, edge_keys = kernels.contract_csr_edges(indptr, indices, weights, has_weights, label,
-                                                                  chunks)
+                                                                  bounds)
     rounds = 1
     # Later rounds on the contracted edge list (components as vertices, parallel edges kept), in parallel
     # while the list is long enough to pay for a parallel launch, then serially in one call.
-    while end_a.shape[0] >= SERIAL_FINISH_EDGES and chunks > 1:
-        best = kernels.lightest_edge_per_component(end_a, end_b, edge_ws, edge_keys, components, chunks)
+    while end_a.shape[0] >= SERIAL_FINISH_EDGES and threads > 1:
+        best = kernels.lightest_edge_per_component(end_a, end_b, edge_ws, edge_keys, components, threads)
         label, components, keys, ws = kernels.merge_components(end_a, end_b, edge_ws, edge_keys, best)
         forest_keys.append(keys)
         forest_ws.append(ws)
         end_a, end_b, edge_ws, edge_keys = kernels.contract_edge_list(end_a, end_b, edge_ws, edge_keys, label,
-                                                                      chunks)
+                                                                      threads)
         rounds += 1
     if end_a.shape[0] > 0:
         keys, ws, more = kernels.finish_serially(end_a, end_b, edge_ws, edge_keys, components)
