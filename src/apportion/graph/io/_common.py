@@ -52,7 +52,8 @@ def checked_adjacency_graph(
     if v >= 0:
         raise InputError(f"vertex {label(int(v))} lists neighbour {label(int(u))} more than once",
                          path=path, line=line_of_vertex(int(v)))
-    v, u, kind = K.find_asymmetry(indptr, adjacency, ew)
+    symmetric = K.is_symmetric(indptr, adjacency, ew)
+    v, u, kind = (-1, -1, 0) if symmetric else K.find_asymmetry(indptr, adjacency, ew)
     if v >= 0:
         v, u = int(v), int(u)
         if kind == 1:

@@ -303,6 +303,40 @@ def _find_in_row(adjacency, lo, hi, target):
     return lo
 
 
+@njit(cache=True, nogil=True)
+def is_symmetric(indptr, adjacency, edge_weights):
+    """True when the sorted-row CSR equals its transpose (weights included); O(n + m), no searching.
+
+    The transpose is built by scattering each entry v→u into row u in increasing v, so its rows come out
+    sorted and can be compared entry by entry with the original. `find_asymmetry` locates a culprit.
+    """
+    n = indptr.shape[0] - 1
+    has_w = edge_weights.shape[0] > 0
+    fill = np.zeros(n + 1, dtype=np.int64)
+    for e in range(adjacency.shape[0]):
+        fill[adjacency[e] + 1] += 1
+    for v in range(n):
+        fill[v + 1] += fill[v]
+        if fill[v + 1] != indptr[v + 1]:
+            return False
+    transposed = np.empty(adjacency.shape[0], dtype=adjacency.dtype)
+    transposed_w = np.empty(edge_weights.shape[0], dtype=np.int64)
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            u = adjacency[e]
+            position = fill[u]
+            transposed[position] = v
+            if has_w:
+                transposed_w[position] = edge_weights[e]
+            fill[u] = position + 1
+    for e in range(adjacency.shape[0]):
+        if transposed[e] != adjacency[e]:
+            return False
+        if has_w and transposed_w[e] != edge_weights[e]:
+            return False
+    return True
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def find_asymmetry(indptr, adjacency, edge_weights):
     """First (v, u, kind) with u in N(v) but v not in N(u) (kind 1) or unequal weights (kind 2); (-1,-1,0).

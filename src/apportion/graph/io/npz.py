@@ -118,7 +118,9 @@ def read_npz(path: str | os.PathLike, *, strict: bool = False, name: str | None 
             k = int(unsorted[0])
             raise InputError(f"neighbour list of vertex {int(sources[k])} is not strictly increasing "
                              "(unsorted or a duplicate edge; 0-based ids)", path=path)
-    v, u, kind = K.find_asymmetry(indptr, indices, np.empty(0, np.int64) if ew is None else ew)
+    ew_or_empty = np.empty(0, np.int64) if ew is None else ew
+    v, u, kind = (-1, -1, 0) if K.is_symmetric(indptr, indices, ew_or_empty) else \
+        K.find_asymmetry(indptr, indices, ew_or_empty)
     if v >= 0:
         what = "has no reverse" if kind == 1 else "has a reverse of another weight"
         raise InputError(f"asymmetric adjacency: entry ({int(v)}, {int(u)}) {what} (0-based ids)", path=path)
