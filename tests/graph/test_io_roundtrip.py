@@ -39,7 +39,10 @@ def _check_round_trip(graph, path, keeps_vertex_weights):
     write_graph(graph, path)
     back = read_graph(path)
     assert _same_structure(graph, back)
-    if graph.edge_weights is None:
+    if graph.m == 0 and str(path).endswith(".txt"):
+        # an edge list without edges cannot say whether its edges would carry weights
+        assert back.edge_weights is None or back.edge_weights.size == 0
+    elif graph.edge_weights is None:
         assert back.edge_weights is None
     else:
         assert np.array_equal(graph.edge_weights, back.edge_weights)
