@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from apportion.partitioning.edge._part_sets import add_edge_to_part, remove_edge_from_part
+from apportion.partitioning.edge._part_sets import add_edge_to_part, find_slot, remove_edge_from_part
 
 
 @njit(cache=True, nogil=True)
@@ -54,7 +54,65 @@ def _best_move(a, b, p, loads, limit, fallback, slot_ptr, slot_part, slot_count,
 
 
 @njit(cache=True, nogil=True)
-def rebalance_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_count, fill):
+def _count_in(slot_ptr, slot_part, slot_count, fill, x, p):
+    s = find_slot(slot_ptr, slot_part, fill, x, p)
+    return 0 if s < 0 else slot_count[s]
+
+
+@njit(cache=True, nogil=True)
+def _move(e, p, q, u, v, assignment, loads, slot_ptr, slot_part, slot_count, fill):
+    remove_edge_from_part(slot_ptr, slot_part, slot_count, fill, u[e], p)
+    remove_edge_from_part(slot_ptr, slot_part, slot_count, fill, v[e], p)
+    add_edge_to_part(slot_ptr, slot_part, slot_count, fill, u[e], q)
+    add_edge_to_part(slot_ptr, slot_part, slot_count, fill, v[e], q)
+    assignment[e] = q
+    loads[p] -= 1
+    loads[q] += 1
+
+
+@njit(cache=True, nogil=True)
+def _follow(first, p, q, u, v, assignment, loads, source_limit, target_limit, slot_ptr, slot_part, slot_count,
+            fill, indptr, targets, edge_of_entry, stack, stamp, chain):
+    """After an edge moved p → q, keep moving the edges around it that now move for free (delta ≤ 0).
+
+    This grows the moved set as a connected region (a path moves as one segment, not as scattered edges).
+    Returns the number of extra moves.
+    """
+    moves = 0
+    top = 0
+    for x in (u[first], v[first]):
+        if stamp[x] != chain:
+            stamp[x] = chain
+            stack[top] = x
+            top += 1
+    while top > 0 and loads[p] > source_limit and loads[q] < target_limit:
+        top -= 1
+        x = stack[top]
+        for i in range(indptr[x], indptr[x + 1]):
+            if loads[p] <= source_limit or loads[q] >= target_limit:
+                break
+            e = edge_of_entry[i]
+            if assignment[e] != p:
+                continue
+            y = targets[i]
+            cost = (1 if _count_in(slot_ptr, slot_part, slot_count, fill, x, q) == 0 else 0) + \
+                (1 if _count_in(slot_ptr, slot_part, slot_count, fill, y, q) == 0 else 0)
+            freed = (1 if _count_in(slot_ptr, slot_part, slot_count, fill, x, p) == 1 else 0) + \
+                (1 if _count_in(slot_ptr, slot_part, slot_count, fill, y, p) == 1 else 0)
+            if cost - freed > 0:
+                continue
+            _move(e, p, q, u, v, assignment, loads, slot_ptr, slot_part, slot_count, fill)
+            moves += 1
+            if stamp[y] != chain:
+                stamp[y] = chain
+                stack[top] = y
+                top += 1
+    return moves
+
+
+@njit(cache=True, nogil=True)
+def rebalance_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_count, fill, indptr, targets,
+                     edge_of_entry):
     """Move edges until every part holds between `lower` and `upper` edges; returns the number of moves.
 
     Rounds: while a part is above `upper`, sources are those parts and targets the parts below `upper`;
@@ -68,6 +126,10 @@ def rebalance_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slo
         loads[assignment[e]] += 1
     count_a = np.zeros(k, dtype=np.int32)
     count_b = np.zeros(k, dtype=np.int32)
+    n = indptr.shape[0] - 1
+    stack = np.empty(n, dtype=np.int64)
+    stamp = np.full(n, -1, dtype=np.int64)
+    chain = 0
     moves = 0
     while True:
         over = False
@@ -116,15 +178,12 @@ def rebalance_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slo
                                   slot_count, fill, count_a, count_b)
             if q < 0 or (delta > price[order[i]] and moved_this_round > 0):
                 continue
-            remove_edge_from_part(slot_ptr, slot_part, slot_count, fill, u[e], p)
-            remove_edge_from_part(slot_ptr, slot_part, slot_count, fill, v[e], p)
-            add_edge_to_part(slot_ptr, slot_part, slot_count, fill, u[e], q)
-            add_edge_to_part(slot_ptr, slot_part, slot_count, fill, v[e], q)
-            assignment[e] = q
-            loads[p] -= 1
-            loads[q] += 1
+            _move(e, p, q, u, v, assignment, loads, slot_ptr, slot_part, slot_count, fill)
             moves += 1
             moved_this_round += 1
+            chain += 1
+            moves += _follow(e, p, q, u, v, assignment, loads, source_limit, target_limit, slot_ptr, slot_part,
+                             slot_count, fill, indptr, targets, edge_of_entry, stack, stamp, chain)
         if moved_this_round == 0:
             break
     return moves

@@ -17,11 +17,17 @@ from apportion.partitioning.edge.metrics import balanced_capacity
 
 def rebalance(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int,
               imbalance: float) -> tuple[np.ndarray, int]:
-    """Return (balanced assignment, number of edges moved); `assignment` itself is not modified.
+    """Return (balanced assignment, number of edge moves); `assignment` itself is not modified.
 
     Contract: afterwards every part holds between the bounds of `balanced_capacity(m, k, imbalance)`;
-    an already balanced assignment comes back unchanged with 0 moves.
+    an already balanced assignment comes back unchanged with 0 moves. Each move is the cheapest available
+    (fewest new copies minus copies freed); after a move, the neighbouring edges that can follow for free
+    follow, so moved edges form connected regions.
     """
+    return _rebalance(u, v, assignment, n, k, imbalance)
+
+
+def _rebalance(u, v, assignment, n, k, imbalance):
     m = u.shape[0]
     out = np.array(assignment, dtype=np.int32, copy=True)
     lower, upper = balanced_capacity(m, k, imbalance)
@@ -33,5 +39,19 @@ def rebalance(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: i
     degrees = np.bincount(u64, minlength=n) + np.bincount(v64, minlength=n)
     slot_ptr = slot_offsets(degrees, k)
     slot_part, slot_count, fill = build_part_sets(u64, v64, out, slot_ptr, n)
-    moves = rebalance_kernel(u64, v64, out, k, lower, upper, slot_ptr, slot_part, slot_count, fill)
+    indptr, targets, edge_of_entry = _incidence_lists(u64, v64, n)
+    moves = rebalance_kernel(u64, v64, out, k, lower, upper, slot_ptr, slot_part, slot_count, fill, indptr,
+                             targets, edge_of_entry)
     return out, int(moves)
+
+
+def _incidence_lists(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR of incident edges: for vertex x, entries indptr[x]..indptr[x+1] give (neighbour, edge id)."""
+    m = u.shape[0]
+    ends = np.concatenate([u, v])
+    others = np.concatenate([v, u])
+    ids = np.concatenate([np.arange(m, dtype=np.int64), np.arange(m, dtype=np.int64)])
+    order = np.argsort(ends, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(ends, minlength=n), out=indptr[1:])
+    return indptr, np.ascontiguousarray(others[order]), np.ascontiguousarray(ids[order])

@@ -1,0 +1,58 @@
+"""The shared balancing step and the capacity bounds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from apportion.graph.csr import Graph
+from apportion.partitioning.edge.balance import rebalance
+from apportion.partitioning.edge.metrics import balanced_capacity, copy_statistics
+
+
+@settings(max_examples=200, deadline=None)
+@given(m=st.integers(1, 10_000), k=st.integers(1, 300), eps=st.floats(0, 2))
+def test_capacity_bounds(m, k, eps):
+    lower, upper = balanced_capacity(m, k, eps)
+    assert upper >= math.ceil(m / k) and k * upper >= m and lower * k <= m
+    if upper > math.ceil(m / k):
+        assert upper / (m / k) - 1 <= eps + 1e-9
+    if eps == 0:
+        assert (lower, upper) == (m // k, math.ceil(m / k))
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 30), data=st.data(), k=st.integers(1, 6), eps=st.sampled_from([0.0, 0.1, 0.5]))
+def test_rebalance_reaches_bounds_from_any_assignment(n, data, k, eps):
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), min_size=1, max_size=90))
+    g = Graph.from_edges([a for a, _ in pairs], [b for _, b in pairs], n=n)
+    if g.m < k:
+        return
+    u, v, _ = g.edges()
+    skewed = np.array(data.draw(st.lists(st.integers(0, k - 1), min_size=g.m, max_size=g.m)), dtype=np.int32)
+    out, moves = rebalance(u, v, skewed, g.n, k, eps)
+    lower, upper = balanced_capacity(g.m, k, eps)
+    counts = np.bincount(out, minlength=k)
+    assert counts.max() <= upper and counts.min() >= lower
+    assert moves >= int(np.count_nonzero(out != skewed))
+    assert skewed.max() < k   # input untouched
+
+
+def test_balanced_input_is_unchanged():
+    g = Graph.from_edges([0, 1, 2, 3], [1, 2, 3, 0])
+    u, v, _ = g.edges()
+    a = np.array([0, 0, 1, 1], dtype=np.int32)
+    out, moves = rebalance(u, v, a, g.n, 2, 0.0)
+    assert moves == 0 and np.array_equal(out, a)
+
+
+def test_rebalance_prefers_cheap_moves():
+    # a path 0-1-2-3-4 all in part 0 and k=2: moving the end edges costs fewer copies than the middle ones
+    g = Graph.from_edges([0, 1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 6])
+    u, v, _ = g.edges()
+    out, _ = rebalance(u, v, np.zeros(6, dtype=np.int32), g.n, 2, 0.0)
+    copies, _ = copy_statistics(u, v, out, g.n, 2)
+    assert copies == 1   # one contiguous cut of the path

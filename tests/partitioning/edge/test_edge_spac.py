@@ -1,0 +1,93 @@
+"""SPAC: the Ψ transform's structure, Theorem 3.4's guarantee, exact balance, the METIS cross-check."""
+
+from __future__ import annotations
+
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from apportion.graph.csr import Graph
+from apportion.partitioning.edge.api import edge_partition
+from apportion.partitioning.edge.incidence import edge_incidence
+from apportion.partitioning.edge.spac import split_and_connect
+
+warnings.filterwarnings("ignore", category=Warning, module="numba")
+
+
+@st.composite
+def graphs(draw):
+    n = draw(st.integers(2, 20))
+    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), min_size=1, max_size=60))
+    g = Graph.from_edges([a for a, _ in pairs], [b for _, b in pairs], n=n)
+    return g if g.m else Graph.from_edges([0], [1], n=n)
+
+
+@settings(max_examples=60, deadline=None)
+@given(graph=graphs())
+def test_psi_structure(graph):
+    psi = split_and_connect(graph)
+    inc = edge_incidence(graph)
+    m = graph.m
+    assert psi.n == 2 * m
+    Graph.from_csr(psi.indptr, psi.indices, edge_weights=psi.edge_weights)  # every invariant holds
+    src = psi.sources()
+    w = psi.edge_weights
+    dominant = w == 1000
+    # one dominant edge per clone, linking the two clones of one original edge (clone = CSR entry)
+    assert np.array_equal(np.bincount(src[dominant], minlength=2 * m), np.ones(2 * m))
+    assert np.array_equal(psi.indices[dominant], inc.reverse[src[dominant]])
+    ends = np.sort(np.stack([inc.sources[src[dominant]], inc.sources[psi.indices[dominant]]]), axis=0)
+    u, v, _ = graph.edges()
+    assert set(zip(ends[0].tolist(), ends[1].tolist())) == set(zip(u.tolist(), v.tolist()))
+    # auxiliary edges: weight 1, between clones of the same vertex, forming one cycle per vertex
+    aux = ~dominant
+    assert np.all(w[aux] == 1)
+    assert np.array_equal(inc.sources[src[aux]], inc.sources[psi.indices[aux]])
+    degrees = graph.degrees()
+    expected_aux = sum(int(d) if d >= 3 else (1 if d == 2 else 0) for d in degrees)
+    assert np.count_nonzero(aux) // 2 == expected_aux
+    nxg = nx.Graph()
+    nxg.add_edges_from(zip(src[aux].tolist(), psi.indices[aux].tolist()))
+    for x in range(graph.n):
+        clones = list(range(graph.indptr[x], graph.indptr[x + 1]))
+        if len(clones) >= 3:
+            cyc = nxg.subgraph(clones)
+            assert nx.is_connected(cyc) and all(d == 2 for _, d in cyc.degree())
+
+
+@pytest.mark.parametrize("vertex_partitioner", ["apportion", "metis"])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graph=graphs(), k=st.integers(2, 4))
+def test_theorem_3_4_copies_at_most_transformed_cut(vertex_partitioner, graph, k):
+    k = min(k, graph.m)
+    if k == 1:
+        return
+    result = edge_partition(graph, k, method="spac", seed=0, vertex_partitioner=vertex_partitioner)
+    d = result.details
+    assert d["copies_before_balance"] <= d["auxiliary_edges_cut"] + d["dominant_edges_cut"]
+    assert d["transformed_cut_weight"] == d["auxiliary_edges_cut"] + 1000 * d["dominant_edges_cut"]
+    counts = result.edges_per_part
+    assert counts.min() >= graph.m // k and counts.max() <= -(-graph.m // k)
+
+
+def test_spac_on_power_law_is_exact_and_uses_own_partitioner():
+    g = Graph.from_networkx(nx.barabasi_albert_graph(600, 5, seed=1))
+    result = edge_partition(g, 7, method="spac", seed=3)
+    assert result.details["vertex_partitioner"] == "apportion"
+    assert set(result.edges_per_part.tolist()) <= {g.m // 7, -(-g.m // 7)}
+    assert result.details["copies_before_balance"] <= (result.details["auxiliary_edges_cut"]
+                                                       + result.details["dominant_edges_cut"])
+    metis = edge_partition(g, 7, method="spac", seed=3, vertex_partitioner="metis")
+    assert metis.details["vertex_partitioner"] == "metis"
+    random = edge_partition(g, 7, method="random", seed=3)
+    assert result.vertex_copies < random.vertex_copies and metis.vertex_copies < random.vertex_copies
+
+
+def test_dominant_weight_option_changes_transform():
+    g = Graph.from_edges([0, 1, 2, 2], [1, 2, 0, 3])
+    psi = split_and_connect(g, dominant_weight=7)
+    assert sorted(set(psi.edge_weights.tolist())) == [1, 7]
