@@ -391,7 +391,7 @@ def options_of(kind: str) -> tuple[str, ...]:
     return tuple(name for name, prm in params.items() if prm.kind is inspect.Parameter.KEYWORD_ONLY)
 
 
-def generate(kind: str, n: int | None, seed: int = 0, **options: Any) -> Graph:
+def generate(kind: str, n: int | None = None, seed: int = 0, **options: Any) -> Graph:
     """A seeded synthetic graph of the given kind (see the module docstring and docs/graph.md).
 
     Args:
