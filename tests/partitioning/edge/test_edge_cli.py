@@ -1,0 +1,72 @@
+"""`apportion edge-partition` and `apportion spmv`: exit codes, JSON keys, output file."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import scipy.io
+import scipy.sparse as sp
+
+from apportion.cli.main import main
+from apportion.graph.csr import Graph
+
+JSON_KEYS = {"k", "method", "edges_per_part", "vertex_copies", "replication_factor", "edge_imbalance", "time_s",
+             "details", "graph", "n", "m"}
+
+
+@pytest.fixture(scope="module")
+def matrix_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("mtx") / "a.mtx"
+    scipy.io.mmwrite(str(path), sp.random(40, 30, density=0.15, random_state=2, format="coo"))
+    return path
+
+
+def test_subprocess_json_and_output_file(cli, graphs_dir, tmp_path):
+    out = tmp_path / "parts.txt"
+    run = cli("edge-partition", graphs_dir / "karate.graph", "-k", "4", "--method", "hdrf", "--json", "-o", out)
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert set(data) == JSON_KEYS and "assignment" not in data
+    parts = np.loadtxt(out, dtype=np.int64)
+    assert parts.shape == (78,) and np.bincount(parts).tolist() == data["edges_per_part"]
+    assert data["m"] == 78 and max(data["edges_per_part"]) <= 20
+
+
+@pytest.mark.parametrize("args", [
+    ["-k", "0"], ["-k", "400"], ["-k", "4", "--imbalance", "-1"], ["-k", "4", "--method", "nope"],
+])
+def test_subprocess_bad_input_exits_2_without_output(cli, graphs_dir, tmp_path, args):
+    out = tmp_path / "parts.txt"
+    run = cli("edge-partition", graphs_dir / "karate.graph", *args, "-o", out)
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr and run.stderr.strip()
+    assert not out.exists()
+
+
+def test_spac_in_process_from_matrix(matrix_file, tmp_path, capsys):
+    out = tmp_path / "p.txt"
+    assert main(["edge-partition", str(matrix_file), "-k", "3", "--from-matrix", "--json", "-o", str(out)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    nnz = sp.coo_array(scipy.io.mmread(str(matrix_file))).nnz
+    assert data["m"] == nnz and data["n"] == 70 and data["method"] == "spac"
+    assert set(data["edges_per_part"]) <= {nnz // 3, -(-nnz // 3)}
+    assert len(out.read_text().split()) == nnz
+
+
+def test_spmv_command(matrix_file, capsys):
+    assert main(["spmv", str(matrix_file), "--parts", "4", "--method", "ne", "--json", "--repeats", "1"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    for key in ("max_loads", "total_loads", "unpartitioned_max_loads", "unpartitioned_total_loads",
+                "time_partitioned_s", "time_unpartitioned_s", "time_scipy_s", "max_abs_error", "vertex_copies"):
+        assert key in data
+    assert data["max_abs_error"] < 1e-9
+    assert main(["spmv", str(matrix_file), "--parts", "4", "--method", "hdrf"]) == 0
+
+
+def test_spmv_bad_matrix(tmp_path, capsys):
+    bad = tmp_path / "bad.mtx"
+    bad.write_text("not a matrix\n")
+    assert main(["spmv", str(bad), "--parts", "2"]) == 2
+    assert main(["spmv", str(tmp_path / "missing.mtx"), "--parts", "2"]) == 2
