@@ -1,0 +1,292 @@
+"""Numba kernels of the coarsening phase: heavy-edge matchings, 2-hop matching, label-propagation clustering.
+
+Every kernel returns or updates `labels`: labels[v] is the id (a vertex id) of v's cluster; a matched pair or a
+cluster shares one label. `labels_to_cmap` turns labels into the fine-to-coarse map. Ties are broken by
+`mix_hash` of the seed, so results depend on the seed and never on thread timing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from apportion.partitioning.vertex._partition_kernels import mix_hash
+
+
+@njit(cache=True, nogil=True)
+def _pair_fits(vertex_weights, u, v, cap):
+    for c in range(vertex_weights.shape[1]):
+        if vertex_weights[u, c] + vertex_weights[v, c] > cap[c]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _cluster_fits(cluster_weights, a, vertex_weights, v, cap):
+    for c in range(vertex_weights.shape[1]):
+        if cluster_weights[a, c] + vertex_weights[v, c] > cap[c]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def mutual_matching(indptr, indices, edge_weights, vertex_weights, cap, rounds, seed):
+    """Heavy-edge matching in parallel rounds (seed 000 ch. 4.3.2): each unmatched vertex picks its heaviest
+    unmatched neighbour whose merged weight stays within `cap`; mutual picks are matched. Ties between equal
+    edge weights are broken by a hash of the edge, the same from both ends, so mutual picks are likely.
+
+    Returns labels (int32): labels[v] = min(v, mate) for matched vertices, v otherwise.
+    """
+    n = indptr.shape[0] - 1
+    mate = np.full(n, -1, dtype=np.int32)
+    choice = np.full(n, -1, dtype=np.int32)
+    for r in range(rounds):
+        for v in prange(n):
+            choice[v] = -1
+            if mate[v] >= 0:
+                continue
+            best = -1
+            best_w = -1
+            best_h = -1
+            for e in range(indptr[v], indptr[v + 1]):
+                u = indices[e]
+                if mate[u] >= 0:
+                    continue
+                w = edge_weights[e]
+                if w < best_w:
+                    continue
+                if not _pair_fits(vertex_weights, u, v, cap):
+                    continue
+                lo = min(u, v)
+                hi = max(u, v)
+                h = mix_hash(np.int64(lo) * n + hi, seed + r)
+                if w > best_w or h > best_h:
+                    best = u
+                    best_w = w
+                    best_h = h
+            choice[v] = best
+        found = 0
+        for v in prange(n):
+            c = choice[v]
+            if c >= 0 and choice[c] == v:
+                mate[v] = c
+                found += 1
+        if found == 0:
+            break
+    labels = np.empty(n, dtype=np.int32)
+    for v in prange(n):
+        labels[v] = v if mate[v] < 0 else min(v, mate[v])
+    return labels
+
+
+@njit(cache=True, nogil=True)
+def suitor_matching(indptr, indices, edge_weights, vertex_weights, cap, seed):
+    """Suitor-style heavy-edge matching (seed 000 ch. 5.2.1; Manne and Halappanavar): a vertex proposes to the
+    neighbour it weighs most whose current suitor it beats; the evicted suitor proposes again. With a total
+    order on edges (weight, then a seeded hash) the result equals the parallel Suitor algorithm's and the
+    sorted-greedy matching's, whatever the processing order, so this sequential kernel is deterministic.
+
+    Returns labels as `mutual_matching` does.
+    """
+    n = indptr.shape[0] - 1
+    suitor = np.full(n, -1, dtype=np.int32)
+    offer_w = np.full(n, -1, dtype=np.int64)
+    offer_h = np.full(n, -1, dtype=np.int64)
+    for start in range(n):
+        current = start
+        while current >= 0:
+            partner = -1
+            pw = -1
+            ph = -1
+            for e in range(indptr[current], indptr[current + 1]):
+                v = indices[e]
+                w = edge_weights[e]
+                if w < pw or w < offer_w[v]:
+                    continue
+                if not _pair_fits(vertex_weights, current, v, cap):
+                    continue
+                lo = min(current, v)
+                hi = max(current, v)
+                h = mix_hash(np.int64(lo) * n + hi, seed)
+                beats_offer = w > offer_w[v] or h > offer_h[v]
+                beats_best = w > pw or h > ph
+                if beats_offer and beats_best:
+                    partner = v
+                    pw = w
+                    ph = h
+            if partner < 0:
+                break
+            evicted = suitor[partner]
+            suitor[partner] = current
+            offer_w[partner] = pw
+            offer_h[partner] = ph
+            current = evicted
+    labels = np.empty(n, dtype=np.int32)
+    for v in range(n):
+        s = suitor[v]
+        if s >= 0 and suitor[s] == v:
+            labels[v] = min(v, s)
+        else:
+            labels[v] = v
+    return labels
+
+
+@njit(cache=True, nogil=True)
+def two_hop_matching(indptr, indices, edge_weights, vertex_weights, labels, cap, seed):
+    """Pair up vertices still alone in their cluster that share their heaviest neighbour (leaves of one hub,
+    twins), and isolated vertices among themselves (METIS's 2-hop matching). Updates `labels` in place and
+    returns the number of new pairs.
+    """
+    n = indptr.shape[0] - 1
+    size = np.zeros(n, dtype=np.int64)
+    for v in range(n):
+        size[labels[v]] += 1
+    favourite = np.full(n, -1, dtype=np.int64)
+    count = 0
+    for v in range(n):
+        if size[labels[v]] != 1:
+            continue
+        best = -1
+        best_w = -1
+        for e in range(indptr[v], indptr[v + 1]):
+            if edge_weights[e] > best_w:
+                best_w = edge_weights[e]
+                best = indices[e]
+        favourite[v] = best + 1  # 0 = isolated
+        count += 1
+    if count < 2:
+        return 0
+    singles = np.empty(count, dtype=np.int64)
+    keys = np.empty(count, dtype=np.int64)
+    j = 0
+    for v in range(n):
+        if favourite[v] >= 0:
+            singles[j] = v
+            keys[j] = favourite[v] * (n + 1) + (mix_hash(v, seed) % (n + 1))
+            j += 1
+    order = np.argsort(keys, kind="mergesort")
+    pairs = 0
+    i = 0
+    while i + 1 < count:
+        a = singles[order[i]]
+        b = singles[order[i + 1]]
+        if favourite[a] == favourite[b] and _pair_fits(vertex_weights, a, b, cap):
+            labels[b] = labels[a]
+            pairs += 1
+            i += 2
+        else:
+            i += 1
+    return pairs
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, cap, rounds, batches, seed,
+                                 chunks):
+    """Size-constrained label propagation (Meyerhenke et al.; KaMinPar's coarsening): every vertex joins the
+    neighbouring cluster it is most strongly connected to, if the cluster stays within `cap` in every
+    constraint. Each round visits vertices in a seeded random order split into `batches` synchronous
+    sub-rounds: choices are computed in parallel from the state at the start of the sub-round and applied in
+    order with the weight limit re-checked, so the result depends only on the seed.
+
+    Returns labels (int32).
+    """
+    n = indptr.shape[0] - 1
+    ncon = vertex_weights.shape[1]
+    labels = np.arange(n).astype(np.int32)
+    cluster_weights = vertex_weights.copy()
+    max_degree = 0
+    for v in range(n):
+        max_degree = max(max_degree, indptr[v + 1] - indptr[v])
+    size = 16
+    while size < 2 * max_degree + 2:
+        size *= 2
+    mask = size - 1
+    table_keys = np.full((chunks, size), -1, dtype=np.int32)
+    table_vals = np.zeros((chunks, size), dtype=np.int64)
+    touched = np.zeros((chunks, size), dtype=np.int64)
+    choice = np.empty(n, dtype=np.int32)
+    order_keys = np.empty(n, dtype=np.int64)
+    for r in range(rounds):
+        for v in prange(n):
+            order_keys[v] = mix_hash(v, seed * 1000003 + r)
+        order = np.argsort(order_keys)
+        moved = 0
+        step = (n + batches - 1) // batches
+        for lo in range(0, n, step):
+            hi = min(n, lo + step)
+            span = hi - lo
+            for t in prange(chunks):
+                for i in range(lo + (span * t) // chunks, lo + (span * (t + 1)) // chunks):
+                    v = order[i]
+                    own = labels[v]
+                    nt = 0
+                    for e in range(indptr[v], indptr[v + 1]):
+                        a = labels[indices[e]]
+                        slot = (a * 40503) & mask
+                        while table_keys[t, slot] != -1 and table_keys[t, slot] != a:
+                            slot = (slot + 1) & mask
+                        if table_keys[t, slot] == -1:
+                            table_keys[t, slot] = a
+                            table_vals[t, slot] = 0
+                            touched[t, nt] = slot
+                            nt += 1
+                        table_vals[t, slot] += edge_weights[e]
+                    best = own
+                    best_val = -1
+                    best_h = -1
+                    for j in range(nt):
+                        slot = touched[t, j]
+                        a = table_keys[t, slot]
+                        val = table_vals[t, slot]
+                        if a == own:
+                            if val >= best_val:
+                                if val > best_val or best != own:
+                                    best_val = val
+                                    best = own
+                                    best_h = 9223372036854775807
+                        elif val >= best_val:
+                            ok = True
+                            for c in range(ncon):
+                                if cluster_weights[a, c] + vertex_weights[v, c] > cap[c]:
+                                    ok = False
+                            if ok:
+                                h = mix_hash(a, seed + v)
+                                if val > best_val or h > best_h:
+                                    best_val = val
+                                    best = a
+                                    best_h = h
+                        table_keys[t, slot] = -1
+                    choice[v] = best
+            for i in range(lo, hi):
+                v = order[i]
+                a = choice[v]
+                own = labels[v]
+                if a == own:
+                    continue
+                if _cluster_fits(cluster_weights, a, vertex_weights, v, cap):
+                    for c in range(ncon):
+                        cluster_weights[a, c] += vertex_weights[v, c]
+                        cluster_weights[own, c] -= vertex_weights[v, c]
+                    labels[v] = a
+                    moved += 1
+        if moved < max(1, n // 100):
+            break
+    return labels
+
+
+@njit(cache=True, nogil=True)
+def labels_to_cmap(labels):
+    """Renumber cluster labels to 0..nc-1 (in order of the smallest label); returns (cmap int32, nc)."""
+    n = labels.shape[0]
+    new_id = np.full(n, -1, dtype=np.int32)
+    for v in range(n):
+        new_id[labels[v]] = 0
+    nc = 0
+    for a in range(n):
+        if new_id[a] == 0:
+            new_id[a] = nc
+            nc += 1
+    cmap = np.empty(n, dtype=np.int32)
+    for v in range(n):
+        cmap[v] = new_id[labels[v]]
+    return cmap, nc

@@ -1,0 +1,70 @@
+"""Balance: the block weight limits and the explicit rebalancer run at every level.
+
+The thesis never enforces balance at the finest level; this project does (notes, part B): after every
+projection and after refinement, vertices leave overloaded blocks at the least cut cost, so the final
+partition always has block_weight[b, c] <= max_block_weight[b, c] = floor((1 + epsilon) * targets[b] * W[c])
+for every block b and every vertex-weight constraint c.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from apportion.errors import InputError
+from apportion.partitioning.vertex._balance_kernels import pack_greedily, rebalance
+from apportion.partitioning.vertex._partition_kernels import block_weights
+from apportion.partitioning.vertex.contract import LevelGraph
+
+
+def max_block_weights(total: np.ndarray, targets: np.ndarray, epsilon: float) -> np.ndarray:
+    """(k, ncon) int64 limits floor((1 + epsilon) * targets[b] * total[c]) (with a relative 1e-12 tolerance
+    against rounding the exact product down)."""
+    exact = (1.0 + epsilon) * np.outer(targets, total.astype(np.float64))
+    return np.floor(exact * (1.0 + 1e-12) + 1e-9).astype(np.int64)
+
+
+def check_feasible(vertex_weights: np.ndarray, total: np.ndarray, max_weights: np.ndarray,
+                   epsilon: float) -> None:
+    """Raise InputError when no partition can meet the limits: a vertex heavier than every block's limit, or
+    limits that add up to less than the total weight."""
+    ncon = total.shape[0]
+    for c in range(ncon):
+        where = f" (constraint {c})" if ncon > 1 else ""
+        if int(max_weights[:, c].sum()) < int(total[c]):
+            raise InputError(f"no partition can be within imbalance {epsilon:g} of the targets{where}: the block "
+                             f"limits add up to {int(max_weights[:, c].sum())} < total weight {int(total[c])}; "
+                             "allow a larger imbalance")
+        if vertex_weights.shape[0]:
+            heaviest = int(np.argmax(vertex_weights[:, c]))
+            if vertex_weights[heaviest, c] > max_weights[:, c].max():
+                raise InputError(f"vertex {heaviest} weighs {int(vertex_weights[heaviest, c])}{where}, more than "
+                                 f"any block may hold within imbalance {epsilon:g} (largest limit "
+                                 f"{int(max_weights[:, c].max())}); no valid partition exists")
+
+
+def is_balanced(bw: np.ndarray, max_weights: np.ndarray) -> bool:
+    return bool(np.all(bw <= max_weights))
+
+
+def rebalance_partition(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray,
+                        *, final: bool = False, rounds: int = 4) -> bool:
+    """Move vertices out of overloaded blocks until every block meets its limits; returns success.
+
+    Updates `part` and `bw` in place. On the finest level (`final=True`) a failure falls back to greedy
+    packing of the overloaded blocks' vertices (heaviest first); if even that fails, InputError: the vertex
+    weights are too coarse for the requested imbalance.
+    """
+    if is_balanced(bw, max_weights):
+        return True
+    ok = rebalance(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw, max_weights,
+                   rounds)
+    if ok or not final:
+        return ok
+    relative = (graph.vertex_weights / np.maximum(max_weights.max(axis=0), 1)).max(axis=1)
+    order = np.argsort(-relative, kind="stable")
+    ok = pack_greedily(graph.vertex_weights, part, bw, max_weights, order)
+    if not ok:
+        bw[:] = block_weights(graph.vertex_weights, part, bw.shape[0])
+        raise InputError("could not find a partition within the allowed imbalance: the vertex weights are too "
+                         "coarse for these targets (try a larger imbalance)")
+    return True

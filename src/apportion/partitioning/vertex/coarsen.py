@@ -1,0 +1,93 @@
+"""Coarsening: build the multilevel hierarchy by matching or size-constrained label-propagation clustering.
+
+Seed 000 ch. 4.3.2 (mutual-choice heavy-edge matching) and ch. 5.2.1 (Suitor-style proposals), with the
+additions this project takes from METIS (a cap on coarse vertex weight, 2-hop matching of leaves and twins when
+matching stalls) and from KaMinPar / Mt-KaHyPar (size-constrained label-propagation clustering, which keeps
+shrinking power-law graphs where matchings stall).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from apportion.partitioning.vertex._coarsen_kernels import (
+    label_propagation_clustering, labels_to_cmap, mutual_matching, suitor_matching, two_hop_matching)
+from apportion.partitioning.vertex.contract import LevelGraph, contract_graph
+from apportion.partitioning.vertex.options import PartitionOptions
+
+
+def coarsest_size(k: int, options: PartitionOptions) -> int:
+    """Coarsening stops once a graph has at most this many vertices."""
+    return max(options.coarsest_per_block * k, options.coarsest_min)
+
+
+def cluster_weight_cap(graph: LevelGraph, k: int, targets: np.ndarray, epsilon: float,
+                       options: PartitionOptions) -> np.ndarray:
+    """Maximum weight of a coarse vertex per constraint (KaMinPar's max cluster weight, scaled to the smallest
+    target so a coarse vertex always fits the smallest block's slack, and METIS's 1.5 W / CoarsenTo)."""
+    total = graph.vertex_weights.sum(axis=0).astype(np.float64)
+    heaviest = graph.vertex_weights.max(axis=0) if graph.n else np.zeros_like(total)
+    k_eff = min(k, max(2.0, graph.n / options.coarsest_per_block))
+    by_epsilon = options.cluster_weight_fraction * epsilon * float(targets.min()) * k * total / k_eff
+    by_size = 1.5 * total / coarsest_size(k, options)
+    cap = np.maximum(np.floor(np.maximum(by_epsilon, by_size)), heaviest)
+    return np.maximum(cap, 1).astype(np.int64)
+
+
+def cluster_level(graph: LevelGraph, cap: np.ndarray, method: str, options: PartitionOptions,
+                  seed: int) -> np.ndarray:
+    """Cluster labels for one level by `method` ("matching" or "clustering"), with 2-hop matching of the
+    vertices left alone when the level would shrink too little."""
+    if method == "matching":
+        if options.matching == "suitor":
+            labels = suitor_matching(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, cap,
+                                     seed)
+        else:
+            labels = mutual_matching(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, cap,
+                                     options.matching_rounds, seed)
+    else:
+        labels = label_propagation_clustering(graph.indptr, graph.indices, graph.edge_weights,
+                                              graph.vertex_weights, cap, options.clustering_rounds,
+                                              options.clustering_batches, seed,
+                                              4 * numba.get_num_threads())
+    clusters = np.unique(labels).shape[0] if graph.n else 0
+    if graph.n and clusters > options.two_hop_threshold * graph.n:
+        two_hop_matching(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, labels, cap,
+                         seed + 1)
+    return labels
+
+
+def coarsen(graph: LevelGraph, k: int, targets: np.ndarray, epsilon: float, options: PartitionOptions,
+            seed: int) -> tuple[list[LevelGraph], list[np.ndarray]]:
+    """The hierarchy [G0, G1, ...] and the maps cmaps[i] from G_i to G_{i+1}.
+
+    Stops when a graph has at most `coarsest_size` vertices or a level keeps more than `min_shrink` of its
+    vertices. With coarsening "auto", levels use matching while it shrinks the graph by at least a third and
+    switch to label-propagation clustering for good once it does not (matching stalls on power-law graphs).
+    """
+    levels = [graph]
+    cmaps: list[np.ndarray] = []
+    limit = coarsest_size(k, options)
+    method = "matching" if options.coarsening in ("matching", "auto") else "clustering"
+    level = 0
+    while levels[-1].n > limit:
+        current = levels[-1]
+        cap = cluster_weight_cap(current, k, targets, epsilon, options)
+        labels = cluster_level(current, cap, method, options, seed * 7919 + level)
+        cmap, coarse_n = labels_to_cmap(labels)
+        shrink = coarse_n / max(current.n, 1)
+        if options.coarsening == "auto" and method == "matching" and shrink > 2 / 3:
+            method = "clustering"
+            if shrink > options.min_shrink:
+                continue  # retry this level with clustering
+        if coarse_n >= current.n or shrink > options.min_shrink:
+            break
+        levels.append(contract_graph(current, cmap, coarse_n))
+        cmaps.append(cmap)
+        level += 1
+        if level > 4 * math.log2(max(graph.n, 2)) + 8:
+            break
+    return levels, cmaps

@@ -1,0 +1,61 @@
+"""Contraction: the coarse graph of a clustering (seed 000 ch. 4.3.2 and 5.2.2), and projection back."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from apportion.partitioning.vertex._contract_kernels import contract, project
+
+
+class LevelGraph(NamedTuple):
+    """One graph of the multilevel hierarchy, as the kernels want it.
+
+    indptr int64 (n+1,), indices int32 (2m,), edge_weights int64 (2m,), vertex_weights int64 (n, ncon).
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    edge_weights: np.ndarray
+    vertex_weights: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(self.indptr.shape[0] - 1)
+
+    @property
+    def m(self) -> int:
+        return int(self.indices.shape[0] // 2)
+
+    @classmethod
+    def from_graph(cls, graph) -> "LevelGraph":
+        """The arrays of an `apportion.Graph` in kernel dtypes (unit weights filled in).
+
+        Writable copies: the Graph's arrays are read-only, and Numba compiles (and caches) every kernel once
+        more for read-only arguments; one array kind keeps the JIT time down.
+        """
+        return cls(np.array(graph.indptr, dtype=np.int64, order="C"),
+                   np.array(graph.indices, dtype=np.int32, order="C"),
+                   np.array(graph.edge_weight_array(), dtype=np.int64, order="C"),
+                   np.array(graph.vertex_weight_matrix(), dtype=np.int64, order="C"))
+
+
+def contract_graph(graph: LevelGraph, cmap: np.ndarray, coarse_n: int) -> LevelGraph:
+    """The coarse graph whose vertex c is the set {v : cmap[v] == c}.
+
+    Contract: coarse vertex weights are the sums of their members' (per constraint); an edge between two
+    clusters weighs the sum of the fine edges between them; edges inside a cluster disappear (no self-loops);
+    neighbour lists are sorted. Hence total vertex weight is preserved and the total edge weight drops by
+    exactly the weight of the edges inside clusters. Implements the sort + segmented-reduction contraction of
+    seed 000 ch. 5.2.2.
+    """
+    indptr, indices, edge_weights, vertex_weights = contract(
+        graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights,
+        np.ascontiguousarray(cmap, dtype=np.int32), int(coarse_n))
+    return LevelGraph(indptr, indices, edge_weights, vertex_weights)
+
+
+def project_partition(cmap: np.ndarray, coarse_part: np.ndarray) -> np.ndarray:
+    """The fine partition induced by a coarse one: part[v] = coarse_part[cmap[v]] (seed 000 ch. 4.3.4)."""
+    return project(cmap, np.ascontiguousarray(coarse_part, dtype=np.int32))

@@ -1,0 +1,76 @@
+"""Initial partitioning of the coarsest graph: recursive bisection by greedy graph growing + 2-way FM.
+
+Seed 000 ch. 4.3.3 / 5.2.3 (recursive bisection, several tries, best kept) with unequal targets: each
+bisection splits the target vector into its first half and the rest and grows block 0 to the first half's
+share of the weight, with an imbalance per bisection of (1 + epsilon)^(1 / depth) - 1 so the errors of the
+nested bisections compound to at most epsilon (as KaMinPar and METIS do).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from apportion.partitioning.vertex._initial_kernels import grow_bisection, induced_subgraph
+from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut, mix_hash
+from apportion.partitioning.vertex.balance import max_block_weights, rebalance_partition
+from apportion.partitioning.vertex.contract import LevelGraph
+from apportion.partitioning.vertex.options import PartitionOptions
+from apportion.partitioning.vertex.refine import refine_fm
+
+
+def bisect(graph: LevelGraph, share0: float, epsilon: float, options: PartitionOptions, seed: int) -> np.ndarray:
+    """A 0/1 partition with block 0 holding about `share0` of the weight, block 1 the rest.
+
+    Runs `initial_tries` greedy-graph-growing tries from seeded random start vertices, each rebalanced and
+    refined by 2-way FM; keeps the balanced try with the smallest cut (or the least overloaded).
+    """
+    n = graph.n
+    total = graph.vertex_weights.sum(axis=0)
+    shares = np.array([share0, 1.0 - share0])
+    limits = max_block_weights(total, shares, epsilon)
+    limits = np.maximum(limits, np.ceil(np.outer(shares, total)).astype(np.int64))
+    target0 = share0 * total.astype(np.float64)
+    best = None
+    best_key = None
+    for attempt in range(max(1, options.initial_tries)):
+        start = int(mix_hash(attempt, seed) % n)
+        part = grow_bisection(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, target0,
+                              limits[0], start, seed + attempt)
+        bw = block_weights(graph.vertex_weights, part, 2)
+        rebalance_partition(graph, part, bw, limits)
+        refine_fm(graph, part, bw, limits, options.initial_fm_passes, 1.0, seed + attempt)
+        over = float(np.maximum(bw - limits, 0).sum())
+        key = (over, int(edge_cut(graph.indptr, graph.indices, graph.edge_weights, part)))
+        if best_key is None or key < best_key:
+            best, best_key = part, key
+    return best
+
+
+def _split(graph: LevelGraph, vertices: np.ndarray, targets: np.ndarray, first_block: int, epsilon: float,
+           options: PartitionOptions, seed: int, out: np.ndarray) -> None:
+    k = targets.shape[0]
+    if k == 1 or vertices.shape[0] == 0:
+        out[vertices] = first_block
+        return
+    sub = LevelGraph(*induced_subgraph(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights,
+                                       vertices))
+    k0 = k // 2
+    share0 = float(targets[:k0].sum() / targets.sum())
+    depth = math.ceil(math.log2(k))
+    level_epsilon = (1.0 + epsilon) ** (1.0 / depth) - 1.0
+    part = bisect(sub, share0, level_epsilon, options, seed)
+    left = vertices[part == 0]
+    right = vertices[part == 1]
+    _split(graph, left, targets[:k0], first_block, epsilon, options, (seed * 31 + 1) % (1 << 40), out)
+    _split(graph, right, targets[k0:], first_block + k0, epsilon, options, (seed * 31 + 2) % (1 << 40), out)
+
+
+def initial_partition(graph: LevelGraph, targets: np.ndarray, epsilon: float, options: PartitionOptions,
+                      seed: int) -> np.ndarray:
+    """A k-way partition (int32) of `graph` for the normalised `targets` by recursive bisection."""
+    out = np.zeros(graph.n, dtype=np.int32)
+    _split(graph, np.arange(graph.n, dtype=np.int64), np.asarray(targets, dtype=np.float64), 0, epsilon,
+           options, seed % (1 << 40), out)
+    return out

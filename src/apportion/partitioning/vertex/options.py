@@ -1,0 +1,87 @@
+"""Knobs of the multilevel vertex partitioner and its presets (`fast`, `default`, `strong`) as data.
+
+A preset is a `PartitionOptions` value, never a code path: `multilevel.partition` reads the fields and every
+phase behaves accordingly (the way KaMinPar's Context presets work).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from apportion.errors import InputError
+
+
+@dataclass(frozen=True)
+class PartitionOptions:
+    """Every tunable of the multilevel partitioner (seed 000, ch. 4-5; KaMinPar-style deep multilevel).
+
+    Coarsening:
+        coarsening: "matching" (heavy-edge matching in rounds), "clustering" (size-constrained label
+            propagation), or "auto" (clustering, falling back to/mixing with matching by measured shrink rate).
+        matching: "mutual" (thesis ch. 4: every vertex picks its heaviest neighbour, mutual picks pair up, in
+            rounds) or "suitor" (thesis ch. 5: Suitor-style proposals; a better proposal evicts a worse one).
+        matching_rounds: rounds of mutual-choice matching per level.
+        clustering_rounds: label-propagation rounds per level.
+        clustering_batches: synchronous sub-rounds per LP round (more = closer to sequential LP).
+        coarsest_per_block: stop coarsening when n <= coarsest_per_block * k ...
+        coarsest_min: ... or n <= coarsest_min (whichever is larger).
+        min_shrink: stop when a level keeps more than this fraction of the vertices (thesis: 0.85).
+        cluster_weight_fraction: cap on a coarse vertex's weight, as a fraction of epsilon * smallest target
+            weight (KaMinPar's max cluster weight).
+        two_hop_threshold: run 2-hop matching of leaves/twins when a level shrank to more than this fraction.
+    Initial partitioning:
+        initial_tries: greedy-graph-growing tries per bisection (best kept).
+        initial_fm_passes: 2-way FM passes after each growing try.
+    Refinement:
+        lp_refine_passes: passes (each an up and a down half-pass) of the two-direction request-buffer refiner.
+        fm_passes: k-way FM passes per level (0 disables FM).
+        fm_stop_fraction: an FM pass stops after this many non-improving moves (as a fraction of the boundary,
+            at least 64).
+    """
+
+    coarsening: str = "clustering"
+    matching: str = "mutual"
+    matching_rounds: int = 4
+    clustering_rounds: int = 5
+    clustering_batches: int = 8
+    coarsest_per_block: int = 40
+    coarsest_min: int = 200
+    min_shrink: float = 0.90
+    cluster_weight_fraction: float = 1.0
+    two_hop_threshold: float = 0.75
+    initial_tries: int = 6
+    initial_fm_passes: int = 4
+    lp_refine_passes: int = 3
+    fm_passes: int = 2
+    fm_stop_fraction: float = 0.05
+
+    def validated(self) -> "PartitionOptions":
+        if self.coarsening not in ("matching", "clustering", "auto"):
+            raise InputError(f"unknown coarsening {self.coarsening!r} (matching, clustering, auto)")
+        if self.matching not in ("mutual", "suitor"):
+            raise InputError(f"unknown matching {self.matching!r} (mutual, suitor)")
+        return self
+
+
+PRESETS: dict[str, PartitionOptions] = {
+    "fast": PartitionOptions(clustering_rounds=3, clustering_batches=4, initial_tries=3, initial_fm_passes=2,
+                             lp_refine_passes=2, fm_passes=0, coarsest_per_block=30),
+    "default": PartitionOptions(),
+    "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, initial_tries=12,
+                               initial_fm_passes=6, lp_refine_passes=4, fm_passes=6, fm_stop_fraction=0.25,
+                               coarsest_per_block=60),
+}
+
+
+def preset_options(preset: str | PartitionOptions, **overrides) -> PartitionOptions:
+    """The options of a named preset (or the given options), with field overrides applied."""
+    if isinstance(preset, PartitionOptions):
+        options = preset
+    else:
+        try:
+            options = PRESETS[preset]
+        except KeyError:
+            raise InputError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}") from None
+    if overrides:
+        options = replace(options, **overrides)
+    return options.validated()
