@@ -61,10 +61,11 @@ def run(ctx) -> None:
     for label, _fmt, graph, _seconds in loaded:
         degrees = graph.degrees()
         counts = np.bincount(degrees)
+        at_least = np.cumsum(counts[::-1])[::-1] / graph.n  # fraction of vertices with degree >= d
         present = np.flatnonzero(counts[1:]) + 1
-        axis.loglog(present, counts[present] / graph.n, marker=".", linestyle="-", linewidth=0.8, label=label)
-    axis.set_xlabel("degree")
-    axis.set_ylabel("fraction of vertices")
+        axis.loglog(present, at_least[present], marker=".", markersize=3, linestyle="-", linewidth=1, label=label)
+    axis.set_xlabel("degree d")
+    axis.set_ylabel("fraction of vertices with degree ≥ d")
     axis.set_title("degree distributions: meshes are narrow, social graphs heavy-tailed")
     axis.legend(fontsize=7)
     figure.tight_layout()
