@@ -11,7 +11,7 @@ class EdgePartitionOptions:
 
     dominant_weight: SPAC's weight of dominant edges in the Ψ-transformed graph (paper: 1000).
     vertex_partitioner: "apportion" (apportion.partition) or "metis" (pymetis, a cross-check) for SPAC/WVP.
-    vertex_imbalance: imbalance allowed to that vertex partitioner (None: max(imbalance, 0.01)).
+    vertex_imbalance: imbalance allowed to that vertex partitioner (None: max(imbalance, 0.03) for SPAC, max(imbalance, 0.01) for WVP).
     lam: HDRF's balance weight λ (default 1).
     threads: Mt-KaHyPar threads (None: all cores).
     preset: Mt-KaHyPar preset: default, quality, deterministic, large_k.

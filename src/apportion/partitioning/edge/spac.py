@@ -81,13 +81,13 @@ def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = D
     """SPAC steps 1–3 (without the final balancing, which api.edge_partition applies to every method).
 
     `vertex_imbalance` is the imbalance allowed to the vertex partitioner on the transformed graph (default:
-    max(imbalance, 0.01) — a little slack lets it find a smaller cut; balancing then moves few edges).
+    max(imbalance, 0.03) — a little slack lets it find a smaller cut; balancing then moves few edges).
     Returns (assignment in canonical edge order, details with the transformed graph's cut and the
     pre-balance copies, for Theorem 3.4).
     """
     inc = edge_incidence(graph)
     transformed = split_and_connect(graph, dominant_weight, inc)
-    eps = max(imbalance, 0.01) if vertex_imbalance is None else float(vertex_imbalance)
+    eps = max(imbalance, 0.03) if vertex_imbalance is None else float(vertex_imbalance)
     clone_part, used = partition_vertices(transformed, k, imbalance=eps, seed=seed, which=vertex_partitioner)
     assignment, _ = reconstruct_kernel(clone_part, inc.upper_entries, inc.reverse, k)
     auxiliary_cut, dominant_cut = transformed_cut(transformed, clone_part, dominant_weight)
