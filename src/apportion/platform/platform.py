@@ -12,7 +12,7 @@ files (the seeds' machines) live in `apportion/platforms/` and are loaded by nam
     role = "gpu"                # simulated only: cpu | gpu
     peak_gflops = 933.0
     efficiency = { default = 0.3, textsearch = 0.2 }
-    saturation_gflop = 2.0
+    saturation_gflop = 2.0      # or a table by workload: { default = 2.0, textsearch = 0.001 }
     memory_bandwidth_gbs = 102.0
     launch_latency_us = 10.0
     link = { latency_us = 15.0, bandwidth_gbs = 5.5 }   # host devices have no link
@@ -265,11 +265,20 @@ def _simulated_from_entry(entry: dict, name: str, where: str, source: str) -> De
             raise InputError(f"{where}.link: must be a table with latency_us and bandwidth_gbs", path=source)
         link = Link(latency_s=_number(raw, "latency_us", f"{where}.link", source, allow_zero=True) * 1e-6,
                     bandwidth_Bps=_number(raw, "bandwidth_gbs", f"{where}.link", source) * 1e9)
+    saturation = entry.get("saturation_gflop", 0.0)
+    overrides = {}
+    if isinstance(saturation, dict):
+        for key, value in saturation.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise InputError(f"{where}.saturation_gflop.{key}: must be a number >= 0, got {value!r}", path=source)
+        overrides = {k: float(v) * 1e9 for k, v in saturation.items() if k != "default"}
+        saturation = saturation.get("default", 0.0)
     model = DeviceModel(role=role,
                         peak_flops=_number(entry, "peak_gflops", where, source) * 1e9,
                         efficiency={k: float(v) for k, v in efficiency.items()},
-                        saturation_flops=_number(entry, "saturation_gflop", where, source, default=0.0,
-                                                 allow_zero=True) * 1e9,
+                        saturation_flops=_number({"saturation_gflop": saturation}, "saturation_gflop", where,
+                                                 source, allow_zero=True) * 1e9,
+                        saturation_by_workload=overrides,
                         memory_bandwidth_Bps=_number(entry, "memory_bandwidth_gbs", where, source) * 1e9,
                         launch_latency_s=_number(entry, "launch_latency_us", where, source, default=0.0,
                                                  allow_zero=True) * 1e-6,
@@ -286,7 +295,9 @@ def _device_entry(device: Device) -> dict:
         m = device.model
         out: dict[str, Any] = {"name": device.name, "type": "simulated", "role": m.role,
                                "peak_gflops": m.peak_flops / 1e9, "efficiency": dict(m.efficiency),
-                               "saturation_gflop": m.saturation_flops / 1e9,
+                               "saturation_gflop": m.saturation_flops / 1e9 if not m.saturation_by_workload
+                               else {"default": m.saturation_flops / 1e9,
+                                     **{k: v / 1e9 for k, v in m.saturation_by_workload.items()}},
                                "memory_bandwidth_gbs": m.memory_bandwidth_Bps / 1e9,
                                "launch_latency_us": m.launch_latency_s * 1e6}
         if m.link is not None:

@@ -33,6 +33,8 @@ class DeviceModel:
     peak_flops: nominal peak FLOP/s (what a static split "by peak FLOPS" uses).
     efficiency: fraction of peak a workload sustains, by workload name ("default" for the others).
     saturation_flops: work (FLOPs) at which the device reaches 1 - 1/e = 63 % of its sustained rate.
+    saturation_by_workload: per-workload overrides of saturation_flops (a GPU fills its cores with a number of
+        threads, and how many FLOPs that is depends on the work per thread of the workload).
     memory_bandwidth_Bps: device memory bandwidth (a run never beats bytes / bandwidth).
     launch_latency_s: fixed cost of one kernel launch (or function call on a CPU).
     link: host <-> device link (None for the host CPU).
@@ -45,6 +47,7 @@ class DeviceModel:
     memory_bandwidth_Bps: float = 1e11
     launch_latency_s: float = 0.0
     link: Link | None = None
+    saturation_by_workload: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self):
         from apportion.errors import InputError
@@ -54,7 +57,8 @@ class DeviceModel:
         for what, value in (("peak_flops", self.peak_flops), ("memory_bandwidth_Bps", self.memory_bandwidth_Bps)):
             if not value > 0:
                 raise InputError(f"device model: {what} must be > 0, got {value}")
-        if self.saturation_flops < 0 or self.launch_latency_s < 0:
+        if self.saturation_flops < 0 or self.launch_latency_s < 0 or any(
+                v < 0 for v in self.saturation_by_workload.values()):
             raise InputError("device model: saturation_flops and launch_latency_s must be >= 0")
         if "default" not in self.efficiency:
             object.__setattr__(self, "efficiency", {"default": 1.0, **dict(self.efficiency)})
@@ -66,13 +70,18 @@ class DeviceModel:
         """FLOP/s the device sustains on large runs of `workload`."""
         return self.peak_flops * self.efficiency.get(workload, self.efficiency["default"])
 
+    def saturation_for(self, workload: str = "default") -> float:
+        """FLOPs at which `workload` reaches 63 % of the sustained rate."""
+        return float(self.saturation_by_workload.get(workload, self.saturation_flops))
+
     def compute_time(self, work: Work) -> float:
         """Seconds of compute for `work` (saturating throughput curve, memory-bandwidth floor)."""
         sustained = self.sustained_flops(work.workload)
+        saturation = self.saturation_for(work.workload)
         if work.flops <= 0:
             flop_time = 0.0
-        elif self.saturation_flops > 0:
-            x = work.flops / self.saturation_flops
+        elif saturation > 0:
+            x = work.flops / saturation
             # flops / (F * (1 - e^-x)); -expm1(-x) keeps precision for tiny x
             flop_time = work.flops / (sustained * -math.expm1(-x))
         else:
@@ -116,6 +125,7 @@ class SimulatedDevice(Device):
     def describe(self) -> dict:
         m = self.model
         out = {**super().describe(), "role": m.role, "efficiency": dict(m.efficiency),
-               "saturation_gflop": m.saturation_flops / 1e9, "memory_bandwidth_gbs": m.memory_bandwidth_Bps / 1e9,
+               "saturation_gflop": m.saturation_flops / 1e9,
+               "saturation_gflop_by_workload": {k: v / 1e9 for k, v in m.saturation_by_workload.items()}, "memory_bandwidth_gbs": m.memory_bandwidth_Bps / 1e9,
                "launch_latency_us": m.launch_latency_s * 1e6}
         return out

@@ -9,7 +9,8 @@ Per round:
 2. *Execution* (ch. 3.3.2): ratio_d x m chunks go into each device's buffer (PRT, eq. 3.6-3.7). A bundling
    device (GPU) receives its whole buffer as ONE run (load bundler: one transfer, one launch); a host device
    (CPU) takes chunks from its buffer one at a time. A device whose buffer is empty **steals** `steal_chunks`
-   chunks from the tail of the fullest host buffer (push model: the host hands them over).
+   chunks from the tail of the fullest host buffer (push model: the host hands them over) — but only when, at
+   the current ratios (relative speeds), it would finish them before the owner of that buffer reaches them.
 3. *Adaptation* (ch. 3.3.3): the split of the next round comes from what each device actually did. The thesis
    records the executed fractions; this implementation (`adaptation="rate"`, the default) uses each device's
    observed rate, executed chunks / busy seconds, which equals the executed fraction when devices finish
@@ -100,6 +101,12 @@ class HassPlan(RoundPlan):
         victim = max(hosts, key=lambda d: (len(self.queues[d]), -d))
         queue = self.queues[victim]
         take = min(self.policy.options.steal_chunks, len(queue))
+        ratios = self.policy.ratios
+        if ratios is not None and ratios[device] > 0 and ratios[victim] > 0:
+            # steal only when the thief finishes the stolen chunks before the victim would reach them
+            # (the thesis's thieves are GPUs, faster than the CPU they rob; a slower thief would only add a tail)
+            if take / ratios[device] >= len(queue) / ratios[victim]:
+                return None
         stolen = [queue.pop() for _ in range(take)]
         return tuple(reversed(stolen))
 
