@@ -23,6 +23,15 @@ import numpy as np
 from numba import njit, prange
 
 
+def _prange_only() -> dict:
+    """Parallel options with only explicit prange loops parallel: NumPy calls such as np.zeros/np.full would
+    otherwise become parallel regions of their own, each a thread-pool launch even on the serial (chunks == 1)
+    path. A fresh dict each time: Numba consumes the one it is given."""
+    return {"prange": True, "numpy": False, "setitem": False, "reduction": False, "comprehension": False,
+            "stencil": False, "fusion": False, "inplace_binop": False}
+
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _lighter(w_a, key_a, w_b, key_b):
     """True when edge a precedes edge b in the (weight, canonical key) order."""
@@ -69,7 +78,7 @@ def _lightest_incident_range(indptr, indices, weights, has_weights, best, first,
         best[u] = chosen
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=_prange_only())
 def lightest_incident_edge(indptr, indices, weights, has_weights, bounds):
     """Segmented arg-min over every neighbour list: the CSR position of each vertex's lightest edge (-1: none).
 
@@ -174,7 +183,7 @@ def _fill_cross_upper(indptr, indices, weights, has_weights, label, first, last,
                 k += 1
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=_prange_only())
 def contract_csr_edges(indptr, indices, weights, has_weights, label, bounds):
     """Edges of the graph between different components after round 1, with ends renamed to components.
 
@@ -221,7 +230,7 @@ def _scatter_lightest(end_a, end_b, ws, keys, row, first, last):
             row[b] = i
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=_prange_only())
 def lightest_edge_per_component(end_a, end_b, ws, keys, components, chunks):
     """Scatter arg-min: for every component the index of its lightest outgoing edge (-1 if none).
 
@@ -295,7 +304,7 @@ def _fill_cross(end_a, end_b, ws, keys, label, first, last, k, new_a, new_b, new
     return k
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=_prange_only())
 def contract_edge_list(end_a, end_b, ws, keys, label, chunks):
     """Rename edge ends to the new components and drop edges that now lie inside one (order kept).
 
