@@ -86,8 +86,13 @@ def tokenize(path: str, *, start: int = 0, first_line: int = 1, comments: bytes 
     line_no = first_line
     from apportion.ui import progress
 
-    with open(path, "rb") as handle, progress(f"reading {os.path.basename(path)}",
-                                             total=max(size - start, 1)) as task:
+    import contextlib
+
+    from apportion.ui import _NullTask
+
+    bar = progress(f"reading {os.path.basename(path)}", total=max(size - start, 1)) \
+        if size - start > PROGRESS_BYTES else contextlib.nullcontext(_NullTask())
+    with open(path, "rb") as handle, bar as task:
         handle.seek(start)
         carry = b""
         while True:
