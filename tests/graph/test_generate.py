@@ -53,16 +53,43 @@ def test_different_seeds_differ(kind):
 
 
 # ------------------------------------------------------------------------------------------------ delaunay
-@pytest.mark.parametrize("n,seed", [(4, 0), (50, 1), (700, 5)])
-def test_delaunay_equals_scipy_triangulation_of_the_same_points(n, seed):
-    points = np.random.default_rng(seed).random((n, 2))
-    reference = set()
-    for a, b, c in Delaunay(points).simplices.tolist():
+def triangle_edges(simplices) -> set[tuple[int, int]]:
+    edges = set()
+    for a, b, c in np.asarray(simplices).tolist():
         for x, y in ((a, b), (b, c), (c, a)):
-            reference.add((min(x, y), max(x, y)))
-    graph = generate("delaunay", n, seed=seed)
-    assert edge_set(graph) == reference
+            edges.add((min(x, y), max(x, y)))
+    return edges
+
+
+@pytest.mark.parametrize("method", ["sweep", "qhull"])
+@pytest.mark.parametrize("n,seed", [(4, 0), (5, 3), (50, 1), (700, 5), (20000, 2)])
+def test_delaunay_equals_scipy_triangulation_of_the_same_points(n, seed, method):
+    points = np.random.default_rng(seed).random((n, 2))
+    graph = generate("delaunay", n, seed=seed, method=method)
+    assert edge_set(graph) == triangle_edges(Delaunay(points).simplices)
     assert graph.m <= 3 * n - 6
+
+
+def test_sweep_hull_kernel_refuses_degenerate_points_and_validator_rejects_a_non_delaunay_edge():
+    from apportion.graph._generate_kernels import delaunay_is_valid, sweep_hull_delaunay
+
+    line = np.linspace(0.0, 1.0, 10)
+    assert not sweep_hull_delaunay(line, 2 * line)[2]  # all collinear
+    xs = np.array([0.1, 0.9, 0.5, 0.5, 0.5])
+    ys = np.array([0.1, 0.2, 0.9, 0.4, 0.4])
+    assert not sweep_hull_delaunay(xs, ys)[2]  # a repeated point
+    # a convex quadrilateral split along its non-Delaunay diagonal
+    xs = np.array([0.0, 1.0, 1.0, 0.0]) + np.array([0.0, 0.0, 0.1, 0.0])
+    ys = np.array([0.0, 0.0, 1.0, 1.0])
+    triangles, twin, ok = sweep_hull_delaunay(xs, ys)
+    assert ok and delaunay_is_valid(xs, ys, triangles, twin)
+    good_diagonal = triangle_edges(triangles) - {(0, 1), (1, 2), (2, 3), (0, 3)}
+    bad = np.array([[0, 1, 3], [1, 2, 3]]) if good_diagonal == {(0, 2)} else np.array([[0, 1, 2], [0, 2, 3]])
+    bad_twin = np.full(6, -1)
+    # shared diagonal: half-edge 1->3 (index 1) of the first triangle and 3->1 (index 5) of the second,
+    # or 0->2 / 2->0 in the other split
+    bad_twin[[1, 5] if good_diagonal == {(0, 2)} else [2, 3]] = [5, 1] if good_diagonal == {(0, 2)} else [3, 2]
+    assert not delaunay_is_valid(xs, ys, bad, bad_twin)
 
 
 def test_delaunay_tiny_and_spatial_order():

@@ -187,3 +187,299 @@ def kronecker_pairs(scale, total, a, b, c, chunk_seeds, chunk):
             src[e] = s
             dst[e] = d
     return src, dst
+
+
+# ---------------------------------------------------------------------------------------------- Delaunay
+# Sweep-hull Delaunay triangulation (Sinclair, "S-hull", 2010): points are added in order of distance from a
+# seed triangle's circumcentre, so each new point lies outside the current convex hull; it is joined to the hull
+# edges it sees, and Lawson edge flips restore the empty-circle property. The hull is a doubly linked list with
+# an angular hash for finding a visible edge in O(1) expected time. Triangle t owns half-edges 3t, 3t+1, 3t+2
+# (counter-clockwise); half-edge h runs from tri_vertex[h] to the start of the next half-edge of its triangle,
+# and twin[h] is the opposite half-edge or -1 on the hull. Floating-point predicates are not exact, so the
+# caller verifies the result (`delaunay_is_valid`) and falls back to Qhull when it is not.
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cross(ax, ay, bx, by, cx, cy):
+    """> 0 when a, b, c turn counter-clockwise."""
+    return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _in_circle(ax, ay, bx, by, cx, cy, px, py):
+    """> 0 when p lies inside the circumcircle of the counter-clockwise triangle a, b, c."""
+    dx, dy = ax - px, ay - py
+    ex, ey = bx - px, by - py
+    fx, fy = cx - px, cy - py
+    ap = dx * dx + dy * dy
+    bp = ex * ex + ey * ey
+    cp = fx * fx + fy * fy
+    return dx * (ey * cp - bp * fy) - dy * (ex * cp - bp * fx) + ap * (ex * fy - ey * fx)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _circumradius2(ax, ay, bx, by, cx, cy):
+    dx, dy = bx - ax, by - ay
+    ex, ey = cx - ax, cy - ay
+    bl = dx * dx + dy * dy
+    cl = ex * ex + ey * ey
+    d = 0.5 / (dx * ey - dy * ex)
+    x = (ey * bl - dy * cl) * d
+    y = (dx * cl - ex * bl) * d
+    return x * x + y * y
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _angle_bucket(dx, dy, size):
+    p = dx / (abs(dx) + abs(dy))
+    a = (3.0 - p) / 4.0 if dy > 0 else (1.0 + p) / 4.0  # monotone in the angle, in [0, 1)
+    return int(np.floor(a * size)) % size
+
+
+@njit(cache=True, nogil=True)
+def _link(twin, a, b):
+    twin[a] = b
+    if b != -1:
+        twin[b] = a
+
+
+@njit(cache=True, nogil=True)
+def _legalize(start, tri_vertex, twin, hull_edge, xs, ys, stack):
+    """Flip edges until every edge opposite the newest point is locally Delaunay. False if the stack overflows."""
+    top = 0
+    stack[top] = start
+    top += 1
+    while top > 0:
+        top -= 1
+        a = stack[top]
+        b = twin[a]
+        if b == -1:
+            continue
+        a0 = a - a % 3
+        b0 = b - b % 3
+        al = a0 + (a + 1) % 3
+        ar = a0 + (a + 2) % 3
+        br = b0 + (b + 1) % 3
+        bl = b0 + (b + 2) % 3
+        p0 = tri_vertex[ar]  # the new point, opposite a
+        pr = tri_vertex[a]
+        pl = tri_vertex[al]
+        p1 = tri_vertex[bl]  # opposite b
+        if _in_circle(xs[pr], ys[pr], xs[pl], ys[pl], xs[p0], ys[p0], xs[p1], ys[p1]) > 0.0:
+            tri_vertex[a] = p1
+            tri_vertex[b] = p0
+            outer_bl = twin[bl]
+            outer_ar = twin[ar]
+            _link(twin, a, outer_bl)
+            _link(twin, b, outer_ar)
+            _link(twin, ar, bl)
+            if outer_bl == -1:
+                hull_edge[p1] = a
+            if outer_ar == -1:
+                hull_edge[p0] = b
+            if top + 2 > stack.shape[0]:
+                return False
+            stack[top] = a
+            stack[top + 1] = br
+            top += 2
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _add_triangle(tri_vertex, twin, count, i0, i1, i2, h0, h1, h2):
+    t = 3 * count
+    tri_vertex[t] = i0
+    tri_vertex[t + 1] = i1
+    tri_vertex[t + 2] = i2
+    _link(twin, t, h0)
+    _link(twin, t + 1, h1)
+    _link(twin, t + 2, h2)
+    return t
+
+
+@njit(cache=True, nogil=True)
+def sweep_hull_delaunay(xs, ys):
+    """Triangles (k, 3) of the Delaunay triangulation of n ≥ 3 points, and a success flag.
+
+    Returns (triangles, twin, ok). ok is False when the input is degenerate (all points collinear or
+    coincident) or a floating-point inconsistency stopped the sweep; the caller then uses Qhull.
+    """
+    n = xs.shape[0]
+    empty = np.zeros((0, 3), dtype=np.int64)
+    no_twin = np.zeros(0, dtype=np.int64)
+    min_x, max_x, min_y, max_y = xs.min(), xs.max(), ys.min(), ys.max()
+    cx, cy = 0.5 * (min_x + max_x), 0.5 * (min_y + max_y)
+    i0 = 0
+    best = np.inf
+    for i in range(n):
+        d = (xs[i] - cx) ** 2 + (ys[i] - cy) ** 2
+        if d < best:
+            best, i0 = d, i
+    i1 = -1
+    best = np.inf
+    for i in range(n):
+        if i != i0:
+            d = (xs[i] - xs[i0]) ** 2 + (ys[i] - ys[i0]) ** 2
+            if 0.0 < d < best:
+                best, i1 = d, i
+    if i1 == -1:
+        return empty, no_twin, False
+    i2 = -1
+    best = np.inf
+    for i in range(n):
+        if i != i0 and i != i1:
+            if _cross(xs[i0], ys[i0], xs[i1], ys[i1], xs[i], ys[i]) == 0.0:
+                continue
+            r = _circumradius2(xs[i0], ys[i0], xs[i1], ys[i1], xs[i], ys[i])
+            if r < best:
+                best, i2 = r, i
+    if i2 == -1:
+        return empty, no_twin, False
+    if _cross(xs[i0], ys[i0], xs[i1], ys[i1], xs[i2], ys[i2]) < 0.0:
+        i1, i2 = i2, i1
+    # circumcentre of the seed triangle
+    dx, dy = xs[i1] - xs[i0], ys[i1] - ys[i0]
+    ex, ey = xs[i2] - xs[i0], ys[i2] - ys[i0]
+    bl, cl = dx * dx + dy * dy, ex * ex + ey * ey
+    dd = 0.5 / (dx * ey - dy * ex)
+    ccx = xs[i0] + (ey * bl - dy * cl) * dd
+    ccy = ys[i0] + (dx * cl - ex * bl) * dd
+
+    dist = (xs - ccx) ** 2 + (ys - ccy) ** 2
+    order = np.argsort(dist)
+
+    max_triangles = 2 * n - 5
+    tri_vertex = np.empty(3 * max_triangles, dtype=np.int64)
+    twin = np.full(3 * max_triangles, -1, dtype=np.int64)
+    hull_next = np.arange(n, dtype=np.int64)  # hull_next[v] == v: v is not (or no longer) on the hull
+    hull_prev = np.arange(n, dtype=np.int64)
+    hull_edge = np.full(n, -1, dtype=np.int64)  # the hull half-edge starting at v
+    size = max(1, int(np.ceil(np.sqrt(n))))
+    bucket = np.full(size, -1, dtype=np.int64)
+    stack = np.empty(1 << 16, dtype=np.int64)
+
+    hull_next[i0], hull_next[i1], hull_next[i2] = i1, i2, i0
+    hull_prev[i1], hull_prev[i2], hull_prev[i0] = i0, i1, i2
+    hull_edge[i0], hull_edge[i1], hull_edge[i2] = 0, 1, 2
+    bucket[_angle_bucket(xs[i0] - ccx, ys[i0] - ccy, size)] = i0
+    bucket[_angle_bucket(xs[i1] - ccx, ys[i1] - ccy, size)] = i1
+    bucket[_angle_bucket(xs[i2] - ccx, ys[i2] - ccy, size)] = i2
+    count = 0
+    _add_triangle(tri_vertex, twin, count, i0, i1, i2, -1, -1, -1)
+    count += 1
+
+    for k in range(n):
+        i = order[k]
+        if i == i0 or i == i1 or i == i2:
+            continue
+        x, y = xs[i], ys[i]
+        key = _angle_bucket(x - ccx, y - ccy, size)
+        start = -1
+        for j in range(size):
+            s = bucket[(key + j) % size]
+            if s != -1 and s != hull_next[s]:
+                start = s
+                break
+        if start == -1:
+            return empty, no_twin, False
+        start = hull_prev[start]
+        e = start
+        while True:
+            q = hull_next[e]
+            if _cross(xs[e], ys[e], xs[q], ys[q], x, y) < 0.0:  # i lies right of e→q: visible
+                break
+            e = q
+            if e == start:
+                e = -1
+                break
+        if e == -1:
+            return empty, no_twin, False  # a point on the hull or a duplicate: let Qhull decide
+        # the first triangle: hull edge e→q seen from i
+        q = hull_next[e]
+        t = _add_triangle(tri_vertex, twin, count, e, i, q, -1, -1, hull_edge[e])
+        count += 1
+        hull_edge[i] = t + 1
+        hull_edge[e] = t
+        if not _legalize(t + 2, tri_vertex, twin, hull_edge, xs, ys, stack):
+            return empty, no_twin, False
+        # walk forward along the hull while i sees the next edge
+        nxt = hull_next[e]
+        while True:
+            q = hull_next[nxt]
+            if not (_cross(xs[nxt], ys[nxt], xs[q], ys[q], x, y) < 0.0):
+                break
+            t = _add_triangle(tri_vertex, twin, count, nxt, i, q, hull_edge[i], -1, hull_edge[nxt])
+            count += 1
+            hull_edge[i] = t + 1
+            if not _legalize(t + 2, tri_vertex, twin, hull_edge, xs, ys, stack):
+                return empty, no_twin, False
+            hull_next[nxt] = nxt  # removed from the hull
+            nxt = q
+        # walk backward while i sees the previous edge
+        if e == start:
+            while True:
+                q = hull_prev[e]
+                if not (_cross(xs[q], ys[q], xs[e], ys[e], x, y) < 0.0):
+                    break
+                t = _add_triangle(tri_vertex, twin, count, q, i, e, -1, hull_edge[e], hull_edge[q])
+                count += 1
+                hull_edge[q] = t
+                if not _legalize(t + 2, tri_vertex, twin, hull_edge, xs, ys, stack):
+                    return empty, no_twin, False
+                hull_next[e] = e
+                e = q
+        hull_prev[i] = e
+        hull_next[e] = i
+        hull_prev[nxt] = i
+        hull_next[i] = nxt
+        bucket[key] = i
+        bucket[_angle_bucket(xs[e] - ccx, ys[e] - ccy, size)] = e
+    return tri_vertex[:3 * count].reshape(count, 3), twin[:3 * count], True
+
+
+@njit(cache=True, nogil=True)
+def delaunay_is_valid(xs, ys, triangles, twin):
+    """Check a sweep-hull result: Euler count, counter-clockwise triangles, twins consistent, every interior
+    edge locally Delaunay (beyond a rounding-error bound). Valid + locally Delaunay ⇒ the Delaunay triangulation.
+    """
+    n = xs.shape[0]
+    count = triangles.shape[0]
+    hull = 0
+    flat = triangles.ravel()
+    used = np.zeros(n, dtype=np.bool_)
+    for h in range(3 * count):
+        used[flat[h]] = True
+        g = twin[h]
+        if g == -1:
+            hull += 1
+            continue
+        if twin[g] != h:
+            return False
+        # the twin runs the other way
+        hn = h - h % 3 + (h + 1) % 3
+        gn = g - g % 3 + (g + 1) % 3
+        if flat[h] != flat[gn] or flat[hn] != flat[g]:
+            return False
+        if h < g:
+            opposite = flat[h - h % 3 + (h + 2) % 3]
+            other = flat[g - g % 3 + (g + 2) % 3]
+            a, b, c, p = flat[h], flat[hn], opposite, other
+            dx, dy = xs[a] - xs[p], ys[a] - ys[p]
+            ex, ey = xs[b] - xs[p], ys[b] - ys[p]
+            fx, fy = xs[c] - xs[p], ys[c] - ys[p]
+            ap = dx * dx + dy * dy
+            bp = ex * ex + ey * ey
+            cp = fx * fx + fy * fy
+            det = dx * (ey * cp - bp * fy) - dy * (ex * cp - bp * fx) + ap * (ex * fy - ey * fx)
+            bound = (abs(dx) * (abs(ey) * cp + bp * abs(fy)) + abs(dy) * (abs(ex) * cp + bp * abs(fx))
+                     + ap * (abs(ex * fy) + abs(ey * fx)))
+            if det > 1e-12 * bound:
+                return False
+    for t in range(count):
+        a, b, c = triangles[t, 0], triangles[t, 1], triangles[t, 2]
+        if _cross(xs[a], ys[a], xs[b], ys[b], xs[c], ys[c]) <= 0.0:
+            return False
+    for v in range(n):
+        if not used[v]:
+            return False
+    return count == 2 * n - 2 - hull
