@@ -9,6 +9,18 @@ from pathlib import Path
 from typing import IO, Iterator
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _publish(tmp_name: str, target: Path) -> None:
+    """Give the temporary file the mode a plain open() would have, then rename it into place."""
+    os.chmod(tmp_name, 0o666 & ~_umask())
+    os.replace(tmp_name, target)
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike, mode: str = "w", **open_kwargs) -> Iterator[IO]:
     """Open a temporary sibling of `path` for writing; rename it to `path` when the block ends without error.
@@ -22,7 +34,7 @@ def atomic_output(path: str | os.PathLike, mode: str = "w", **open_kwargs) -> It
     try:
         with os.fdopen(fd, mode, **open_kwargs) as handle:
             yield handle
-        os.replace(tmp_name, target)
+        _publish(tmp_name, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
@@ -39,7 +51,7 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(tmp_name)
-        os.replace(tmp_name, target)
+        _publish(tmp_name, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
