@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from apportion.cli.common import add_command, emit_json, load_graph, print_table
 
@@ -34,7 +35,7 @@ def run_mst(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"graph": args.graph, "m": graph.m, **summary})
     else:
-        print_table(f"minimum spanning forest of {args.graph}", [
+        print_table(f"MST of {Path(args.graph).name}", [
             ("vertices", summary["n"]),
             ("graph edges", graph.m),
             ("forest edges", summary["edges"]),
