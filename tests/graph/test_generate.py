@@ -103,13 +103,24 @@ def test_delaunay_tiny_and_spatial_order():
 
 
 # ------------------------------------------------------------------------------------------------ rgg
-@pytest.mark.parametrize("n,seed", [(2, 0), (300, 2), (1000, 9)])
-def test_rgg_equals_brute_force_distance_recount(n, seed):
+@pytest.mark.parametrize("method", ["grid", "kdtree"])
+@pytest.mark.parametrize("n,seed,radius", [(2, 0, None), (300, 2, None), (1000, 9, None), (400, 1, 0.3),
+                                           (200, 4, 1e-4), (60, 5, 1.5)])
+def test_rgg_equals_brute_force_distance_recount(n, seed, radius, method):
     points = np.random.default_rng(seed).random((n, 2))
-    radius = RGG_RADIUS_FACTOR * math.sqrt(math.log(n) / n)
+    r = RGG_RADIUS_FACTOR * math.sqrt(math.log(n) / n) if radius is None else radius
     distance = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
-    iu, ju = np.nonzero(np.triu(distance < radius, k=1))
-    assert edge_set(generate("rgg", n, seed=seed)) == set(zip(iu.tolist(), ju.tolist()))
+    iu, ju = np.nonzero(np.triu(distance < r, k=1))
+    graph = generate("rgg", n, seed=seed, radius=radius, method=method)
+    assert edge_set(graph) == set(zip(iu.tolist(), ju.tolist()))
+    assert_simple(graph)
+
+
+def test_rgg_methods_agree_in_both_orders():
+    for order in ("random", "spatial"):
+        grid = generate("rgg", 5000, seed=3, order=order)
+        kdtree = generate("rgg", 5000, seed=3, order=order, method="kdtree")
+        assert np.array_equal(grid.indptr, kdtree.indptr) and np.array_equal(grid.indices, kdtree.indices)
 
 
 def test_rgg_average_degree_near_its_expectation():

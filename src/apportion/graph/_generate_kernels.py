@@ -483,3 +483,91 @@ def delaunay_is_valid(xs, ys, triangles, twin):
         if not used[v]:
             return False
     return count == 2 * n - 2 - hull
+
+
+# ---------------------------------------------------------------------------------------------- geometric graph
+@njit(cache=True, nogil=True)
+def _bucket_points(xs, ys, cells):
+    """Counting sort of points into a cells × cells grid over [0, 1)²: (cell of each point, start, members)."""
+    n = xs.shape[0]
+    cell = np.empty(n, dtype=np.int64)
+    start = np.zeros(cells * cells + 1, dtype=np.int64)
+    for i in range(n):
+        cx = min(max(int(xs[i] * cells), 0), cells - 1)
+        cy = min(max(int(ys[i] * cells), 0), cells - 1)
+        cell[i] = cx * cells + cy
+        start[cell[i] + 1] += 1
+    for c in range(cells * cells):
+        start[c + 1] += start[c]
+    fill = start[:-1].copy()
+    members = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        members[fill[cell[i]]] = i
+        fill[cell[i]] += 1
+    return cell, start, members
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def geometric_graph_csr(xs, ys, radius, index_dtype_sample):
+    """CSR of the graph joining points of [0, 1)² closer than `radius` (strictly), neighbour lists sorted.
+
+    Points are bucketed in a grid whose cells are at least `radius` wide, so each point's neighbours lie in its
+    own and the 8 surrounding cells. Coordinates are copied in cell order and points visited cell by cell, so
+    the candidates of neighbouring points share the cache; two parallel passes count and then write each row,
+    which is then sorted.
+    """
+    n = xs.shape[0]
+    cells = max(1, min(int(1.0 / radius), int(np.sqrt(n)) + 1))
+    cell, start, members = _bucket_points(xs, ys, cells)
+    sx = np.empty(n, dtype=np.float64)
+    sy = np.empty(n, dtype=np.float64)
+    for p in prange(n):
+        sx[p] = xs[members[p]]
+        sy[p] = ys[members[p]]
+    r2 = radius * radius
+    degree = np.zeros(n, dtype=np.int64)
+    for pi in prange(n):
+        i = members[pi]
+        cx = cell[i] // cells
+        cy = cell[i] % cells
+        x = sx[pi]
+        y = sy[pi]
+        count = 0
+        for gx in range(max(cx - 1, 0), min(cx + 2, cells)):
+            lo = start[gx * cells + max(cy - 1, 0)]
+            hi = start[gx * cells + min(cy + 2, cells)]  # cells of one column are consecutive
+            for p in range(lo, hi):
+                dx = x - sx[p]
+                dy = y - sy[p]
+                if dx * dx + dy * dy < r2 and p != pi:
+                    count += 1
+        degree[i] = count
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for i in range(n):
+        indptr[i + 1] = indptr[i] + degree[i]
+    indices = np.empty(indptr[n], dtype=index_dtype_sample.dtype)
+    for pi in prange(n):
+        i = members[pi]
+        cx = cell[i] // cells
+        cy = cell[i] % cells
+        x = sx[pi]
+        y = sy[pi]
+        out = indptr[i]
+        for gx in range(max(cx - 1, 0), min(cx + 2, cells)):
+            lo = start[gx * cells + max(cy - 1, 0)]
+            hi = start[gx * cells + min(cy + 2, cells)]
+            for p in range(lo, hi):
+                dx = x - sx[p]
+                dy = y - sy[p]
+                if dx * dx + dy * dy < r2 and p != pi:
+                    indices[out] = members[p]
+                    out += 1
+        first = indptr[i]
+        for p in range(first + 1, out):  # insertion sort: rows are short
+            w = indices[p]
+            q = p - 1
+            while q >= first and indices[q] > w:
+                indices[q + 1] = indices[q]
+                q -= 1
+            indices[q + 1] = w
+    return indptr, indices
