@@ -47,8 +47,14 @@ def check_partition(graph: Graph, p, k: int, shares: np.ndarray, epsilon: float)
 def test_equal_targets_random_graphs(n, density, k, seed, preset, epsilon):
     graph = random_graph(n, int(n * density), seed)
     k = min(k, n)
+    shares = np.full(k, 1 / k)
+    if expected_limits(graph, shares, epsilon).sum() < graph.n:
+        # e.g. epsilon = 0 and k does not divide n: no partition can meet the limits
+        with pytest.raises(apportion.InputError, match="no partition"):
+            apportion.partition(graph, k, imbalance=epsilon, seed=seed, preset=preset)
+        return
     p = apportion.partition(graph, k, imbalance=epsilon, seed=seed, preset=preset)
-    check_partition(graph, p, k, np.full(k, 1 / k), epsilon)
+    check_partition(graph, p, k, shares, epsilon)
 
 
 @SETTINGS
@@ -115,7 +121,7 @@ def test_k_equals_n_and_k_one():
 
 def test_disconnected_graph_with_isolated_vertices():
     graph = Graph.from_edges([0, 1, 5, 6], [1, 2, 6, 7], n=40)
-    p = apportion.partition(graph, 4, imbalance=0.0)
+    p = apportion.partition(graph, 4, imbalance=0.0)  # 40 = 4 * 10: exact balance is possible
     check_partition(graph, p, 4, np.full(4, 0.25), 0.0)
 
 

@@ -132,33 +132,142 @@ def rebalance(indptr, indices, edge_weights, vertex_weights, part, bw, max_weigh
 
 
 @njit(cache=True, nogil=True)
-def pack_greedily(vertex_weights, part, bw, max_weights, order):
-    """Last-resort balance repair: vertices of overloaded blocks, taken in `order` (heaviest first), go to the
-    block with the most relative room that fits them. Updates part and bw; returns True on success.
-    """
+def _swap_out(vertex_weights, part, bw, max_weights, source):
+    """Exchange a vertex of overloaded block `source` for a vertex of another block so that `source` loses
+    weight in its overloaded constraints and neither block ends above its limits in any other constraint
+    (needed with several constraints when no single move fits). Candidates: the 64 best of each side by
+    weight ratio. Returns False when no such exchange exists among them."""
+    n, ncon = vertex_weights.shape
     k = bw.shape[0]
-    ncon = vertex_weights.shape[1]
-    for i in range(order.shape[0]):
+    limit = 64
+    over = np.zeros(ncon, dtype=np.bool_)
+    for c in range(ncon):
+        over[c] = bw[source, c] > max_weights[source, c]
+    score = np.empty(n, dtype=np.float64)
+    for v in range(n):
+        a = 1e-9
+        b = 1e-9
+        for c in range(ncon):
+            share = vertex_weights[v, c] / max(max_weights[source, c], 1)
+            if over[c]:
+                a += share
+            else:
+                b += share
+        score[v] = a / b if part[v] == source else b / a
+    order = np.argsort(-score)
+    out_list = np.empty(limit, dtype=np.int64)
+    n_out = 0
+    for i in range(n):
         v = order[i]
-        own = part[v]
-        if not _relieves(bw, own, vertex_weights, v, max_weights):
+        if part[v] == source and n_out < limit:
+            out_list[n_out] = v
+            n_out += 1
+    best_gain = 0.0
+    best_v = -1
+    best_u = -1
+    for dest in range(k):
+        if dest == source:
             continue
-        best = -1
-        room_best = -1.0
+        in_list = np.empty(limit, dtype=np.int64)
+        n_in = 0
+        for i in range(n):
+            u = order[i]
+            if part[u] == dest and n_in < limit:
+                in_list[n_in] = u
+                n_in += 1
+        for i in range(n_out):
+            v = out_list[i]
+            for j in range(n_in):
+                u = in_list[j]
+                ok = True
+                relief = 0.0
+                for c in range(ncon):
+                    delta = vertex_weights[v, c] - vertex_weights[u, c]
+                    if bw[dest, c] + delta > max_weights[dest, c]:
+                        ok = False
+                        break
+                    if over[c]:
+                        relief += delta / max(max_weights[source, c], 1)
+                    elif bw[source, c] - delta > max_weights[source, c]:
+                        ok = False
+                        break
+                if ok and relief > best_gain:
+                    best_gain = relief
+                    best_v = v
+                    best_u = u
+    if best_v < 0:
+        return False
+    dest = part[best_u]
+    for c in range(ncon):
+        delta = vertex_weights[best_v, c] - vertex_weights[best_u, c]
+        bw[source, c] -= delta
+        bw[dest, c] += delta
+    part[best_v] = dest
+    part[best_u] = source
+    return True
+
+
+@njit(cache=True, nogil=True)
+def pack_greedily(vertex_weights, part, bw, max_weights, max_moves):
+    """Last-resort balance repair, for when cut-driven rebalancing got stuck (mostly several constraints).
+
+    Repeatedly takes an overloaded block and moves out the vertex that relieves its overloaded constraints the
+    most relative to what it adds in the others (sum of weight / limit over overloaded constraints, divided by
+    the same sum over the rest), to the block with the most relative room that fits it. O(n) per move, at most
+    `max_moves` moves. Updates part and bw; returns True when every block meets its limits.
+    """
+    n, ncon = vertex_weights.shape
+    k = bw.shape[0]
+    for step in range(max_moves):
+        source = -1
         for b in range(k):
-            if b == own or not fits(bw, b, vertex_weights, v, max_weights):
+            if _is_overloaded(bw, b, max_weights):
+                source = b
+                break
+        if source < 0:
+            return True
+        best_v = -1
+        best_dest = -1
+        best_score = -1.0
+        for v in range(n):
+            if part[v] != source:
                 continue
-            room = 1.0
+            relief = 0.0
+            burden = 1e-9
             for c in range(ncon):
-                room = min(room, (max_weights[b, c] - bw[b, c]) / max(max_weights[b, c], 1))
-            if room > room_best:
-                room_best = room
-                best = b
-        if best >= 0:
-            for c in range(ncon):
-                bw[own, c] -= vertex_weights[v, c]
-                bw[best, c] += vertex_weights[v, c]
-            part[v] = best
+                share = vertex_weights[v, c] / max(max_weights[source, c], 1)
+                if bw[source, c] > max_weights[source, c]:
+                    relief += share
+                else:
+                    burden += share
+            if relief <= 0.0:
+                continue
+            score = relief / burden
+            if score <= best_score:
+                continue
+            dest = -1
+            room_best = -1.0
+            for b in range(k):
+                if b == source or not fits(bw, b, vertex_weights, v, max_weights):
+                    continue
+                room = 1.0
+                for c in range(ncon):
+                    room = min(room, (max_weights[b, c] - bw[b, c]) / max(max_weights[b, c], 1))
+                if room > room_best:
+                    room_best = room
+                    dest = b
+            if dest >= 0:
+                best_v = v
+                best_dest = dest
+                best_score = score
+        if best_v < 0:
+            if not _swap_out(vertex_weights, part, bw, max_weights, source):
+                return False
+            continue
+        for c in range(ncon):
+            bw[source, c] -= vertex_weights[best_v, c]
+            bw[best_dest, c] += vertex_weights[best_v, c]
+        part[best_v] = best_dest
     for b in range(k):
         if _is_overloaded(bw, b, max_weights):
             return False

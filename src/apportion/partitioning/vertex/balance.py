@@ -51,7 +51,7 @@ def rebalance_partition(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max
     """Move vertices out of overloaded blocks until every block meets its limits; returns success.
 
     Updates `part` and `bw` in place. On the finest level (`final=True`) a failure falls back to greedy
-    packing of the overloaded blocks' vertices (heaviest first); if even that fails, InputError: the vertex
+    packing (`pack_greedily`: the vertex relieving the overloaded constraints most goes first); if even that fails, InputError: the vertex
     weights are too coarse for the requested imbalance.
     """
     if is_balanced(bw, max_weights):
@@ -60,9 +60,7 @@ def rebalance_partition(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max
                    rounds)
     if ok or not final:
         return ok
-    relative = (graph.vertex_weights / np.maximum(max_weights.max(axis=0), 1)).max(axis=1)
-    order = np.argsort(-relative, kind="stable")
-    ok = pack_greedily(graph.vertex_weights, part, bw, max_weights, order)
+    ok = pack_greedily(graph.vertex_weights, part, bw, max_weights, max(1000, 4 * graph.n))
     if not ok:
         bw[:] = block_weights(graph.vertex_weights, part, bw.shape[0])
         raise InputError("could not find a partition within the allowed imbalance: the vertex weights are too "

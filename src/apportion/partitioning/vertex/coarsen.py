@@ -19,6 +19,17 @@ from apportion.partitioning.vertex.contract import LevelGraph, contract_graph
 from apportion.partitioning.vertex.options import PartitionOptions
 
 
+#: graphs smaller than this run their parallel kernels on one thread: starting a parallel region costs more
+#: than it saves there, and much more on a machine whose cores are shared
+PARALLEL_MIN_VERTICES = 20_000
+
+
+def level_threads(n: int, threads: int) -> None:
+    """Use `threads` Numba threads for a level with n vertices (one thread for small levels). Results never
+    depend on the thread count, only the speed does."""
+    numba.set_num_threads(threads if n >= PARALLEL_MIN_VERTICES else 1)
+
+
 def coarsest_size(k: int, options: PartitionOptions) -> int:
     """Coarsening stops once a graph has at most this many vertices."""
     return max(options.coarsest_per_block * k, options.coarsest_min)
@@ -30,7 +41,7 @@ def cluster_weight_cap(graph: LevelGraph, k: int, targets: np.ndarray, epsilon: 
     target so a coarse vertex always fits the smallest block's slack, and METIS's 1.5 W / CoarsenTo)."""
     total = graph.vertex_weights.sum(axis=0).astype(np.float64)
     heaviest = graph.vertex_weights.max(axis=0) if graph.n else np.zeros_like(total)
-    k_eff = min(k, max(2.0, graph.n / options.coarsest_per_block))
+    k_eff = min(k, max(2.0, graph.n / max(options.coarsest_per_block, 1)))
     by_epsilon = options.cluster_weight_fraction * epsilon * float(targets.min()) * k * total / k_eff
     by_size = 1.5 * total / coarsest_size(k, options)
     cap = np.maximum(np.floor(np.maximum(by_epsilon, by_size)), heaviest)
@@ -61,7 +72,7 @@ def cluster_level(graph: LevelGraph, cap: np.ndarray, method: str, options: Part
 
 
 def coarsen(graph: LevelGraph, k: int, targets: np.ndarray, epsilon: float, options: PartitionOptions,
-            seed: int) -> tuple[list[LevelGraph], list[np.ndarray]]:
+            seed: int, threads: int | None = None) -> tuple[list[LevelGraph], list[np.ndarray]]:
     """The hierarchy [G0, G1, ...] and the maps cmaps[i] from G_i to G_{i+1}.
 
     Stops when a graph has at most `coarsest_size` vertices or a level keeps more than `min_shrink` of its
@@ -75,6 +86,8 @@ def coarsen(graph: LevelGraph, k: int, targets: np.ndarray, epsilon: float, opti
     level = 0
     while levels[-1].n > limit:
         current = levels[-1]
+        if threads is not None:
+            level_threads(current.n, threads)
         cap = cluster_weight_cap(current, k, targets, epsilon, options)
         labels = cluster_level(current, cap, method, options, seed * 7919 + level)
         cmap, coarse_n = labels_to_cmap(labels)

@@ -9,29 +9,32 @@ nested bisections compound to at most epsilon (as KaMinPar and METIS do).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from apportion.partitioning.vertex._initial_kernels import grow_bisection, induced_subgraph
-from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut, mix_hash
+from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut_serial, mix_hash
 from apportion.partitioning.vertex.balance import max_block_weights, rebalance_partition
-from apportion.partitioning.vertex.contract import LevelGraph
+from apportion.partitioning.vertex.coarsen import coarsen
+from apportion.partitioning.vertex.contract import LevelGraph, project_partition
 from apportion.partitioning.vertex.options import PartitionOptions
 from apportion.partitioning.vertex.refine import refine_fm
 
 
-def bisect(graph: LevelGraph, share0: float, epsilon: float, options: PartitionOptions, seed: int) -> np.ndarray:
-    """A 0/1 partition with block 0 holding about `share0` of the weight, block 1 the rest.
-
-    Runs `initial_tries` greedy-graph-growing tries from seeded random start vertices, each rebalanced and
-    refined by 2-way FM; keeps the balanced try with the smallest cut (or the least overloaded).
-    """
-    n = graph.n
+def _bisection_limits(graph: LevelGraph, share0: float, epsilon: float) -> np.ndarray:
     total = graph.vertex_weights.sum(axis=0)
     shares = np.array([share0, 1.0 - share0])
     limits = max_block_weights(total, shares, epsilon)
-    limits = np.maximum(limits, np.ceil(np.outer(shares, total)).astype(np.int64))
-    target0 = share0 * total.astype(np.float64)
+    return np.maximum(limits, np.ceil(np.outer(shares, total)).astype(np.int64))
+
+
+def grow_and_refine(graph: LevelGraph, share0: float, limits: np.ndarray, options: PartitionOptions,
+                    seed: int) -> np.ndarray:
+    """Flat bisection: `initial_tries` greedy-graph-growing tries from seeded random start vertices, each
+    rebalanced and refined by 2-way FM; the balanced try with the smallest cut (else the least overloaded)."""
+    n = graph.n
+    target0 = share0 * graph.vertex_weights.sum(axis=0).astype(np.float64)
     best = None
     best_key = None
     for attempt in range(max(1, options.initial_tries)):
@@ -42,10 +45,36 @@ def bisect(graph: LevelGraph, share0: float, epsilon: float, options: PartitionO
         rebalance_partition(graph, part, bw, limits)
         refine_fm(graph, part, bw, limits, options.initial_fm_passes, 1.0, seed + attempt)
         over = float(np.maximum(bw - limits, 0).sum())
-        key = (over, int(edge_cut(graph.indptr, graph.indices, graph.edge_weights, part)))
+        key = (over, int(edge_cut_serial(graph.indptr, graph.indices, graph.edge_weights, part)))
         if best_key is None or key < best_key:
             best, best_key = part, key
     return best
+
+
+def bisect(graph: LevelGraph, share0: float, epsilon: float, options: PartitionOptions, seed: int) -> np.ndarray:
+    """A 0/1 partition with block 0 holding about `share0` of the weight, block 1 the rest, each within
+    (1 + epsilon) of its share where the vertex weights allow.
+
+    Multilevel bisection (as METIS's initial partitioning does): the graph is coarsened by Suitor heavy-edge
+    matching to about `bisection_coarsest` vertices, bisected there by `grow_and_refine`, and projected back with rebalancing
+    and 2-way FM at every level.
+    """
+    limits = _bisection_limits(graph, share0, epsilon)
+    shares = np.array([share0, 1.0 - share0])
+    if graph.n <= 2 * options.bisection_coarsest:
+        return grow_and_refine(graph, share0, limits, options, seed)
+    # Suitor matching is a serial kernel: no parallel-region start-ups on these many small graphs
+    sub_options = replace(options, coarsest_per_block=0, coarsest_min=options.bisection_coarsest,
+                          coarsening="matching", matching="suitor")
+    hierarchy, cmaps = coarsen(graph, 2, shares, epsilon, sub_options, seed)
+    part = grow_and_refine(hierarchy[-1], share0, limits, options, seed)
+    for depth in range(len(hierarchy) - 2, -1, -1):
+        level = hierarchy[depth]
+        part = project_partition(cmaps[depth], part)
+        bw = block_weights(level.vertex_weights, part, 2)
+        rebalance_partition(level, part, bw, limits)
+        refine_fm(level, part, bw, limits, options.initial_fm_passes, 1.0, seed + depth)
+    return part
 
 
 def _split(graph: LevelGraph, vertices: np.ndarray, targets: np.ndarray, first_block: int, epsilon: float,

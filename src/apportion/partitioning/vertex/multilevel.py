@@ -18,7 +18,7 @@ from apportion import ui
 from apportion.errors import InputError
 from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut
 from apportion.partitioning.vertex.balance import check_feasible, max_block_weights, rebalance_partition
-from apportion.partitioning.vertex.coarsen import coarsen
+from apportion.partitioning.vertex.coarsen import coarsen, level_threads
 from apportion.partitioning.vertex.contract import LevelGraph, project_partition
 from apportion.partitioning.vertex.initial import initial_partition
 from apportion.partitioning.vertex.options import PartitionOptions, preset_options
@@ -96,17 +96,17 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     check_feasible(fine.vertex_weights, total, limits, epsilon)
 
     previous_threads = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    use_threads = previous_threads if threads is None else max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
     watch = ui.Stopwatch()
     try:
-        part, levels = _multilevel(fine, k, shares, epsilon, limits, options, seed, watch)
+        part, levels = _multilevel(fine, k, shares, epsilon, limits, options, seed, watch, use_threads)
+        level_threads(fine.n, use_threads)
+        with watch.phase("metrics"):
+            bw = block_weights(fine.vertex_weights, part, k)
+            cut = int(edge_cut(fine.indptr, fine.indices, fine.edge_weights, part))
     finally:
         numba.set_num_threads(previous_threads)
-
     with watch.phase("metrics"):
-        bw = block_weights(fine.vertex_weights, part, k)
-        cut = int(edge_cut(fine.indptr, fine.indices, fine.edge_weights, part))
         target_weights = np.outer(shares, total.astype(np.float64))
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(target_weights > 0, bw / np.where(target_weights > 0, target_weights, 1.0), 1.0)
@@ -122,20 +122,22 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
 
 
 def _multilevel(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limits: np.ndarray,
-                options: PartitionOptions, seed: int, watch: ui.Stopwatch) -> tuple[np.ndarray, int]:
+                options: PartitionOptions, seed: int, watch: ui.Stopwatch, threads: int) -> tuple[np.ndarray, int]:
     """Coarsen, partition the coarsest graph, then project / rebalance / refine back up; returns (part, levels)."""
     if k == 1:
         return np.zeros(fine.n, dtype=np.int32), 1
     with watch.phase("coarsen"):
-        hierarchy, cmaps = coarsen(fine, k, shares, epsilon, options, seed)
+        hierarchy, cmaps = coarsen(fine, k, shares, epsilon, options, seed, threads)
     show = fine.n >= PROGRESS_MIN_VERTICES
     with ui.progress("partitioning", total=len(hierarchy) + 1) if show else _no_progress() as task:
         task.advance(1)
         coarsest = hierarchy[-1]
         with watch.phase("initial"):
+            level_threads(coarsest.n, threads)
             part = initial_partition(coarsest, shares, epsilon, options, seed + 17)
         for depth in range(len(hierarchy) - 1, -1, -1):
             graph = hierarchy[depth]
+            level_threads(graph.n, threads)
             if depth < len(hierarchy) - 1:
                 with watch.phase("project"):
                     part = project_partition(cmaps[depth], part)

@@ -31,7 +31,9 @@ class PartitionOptions:
         two_hop_threshold: run 2-hop matching of leaves/twins when a level shrank to more than this fraction.
     Initial partitioning:
         initial_tries: greedy-graph-growing tries per bisection (best kept).
-        initial_fm_passes: 2-way FM passes after each growing try.
+        initial_fm_passes: 2-way FM passes after each growing try and at each level of a bisection.
+        bisection_coarsest: each bisection of recursive bisection is itself multilevel, coarsened to about this
+            many vertices.
     Refinement:
         lp_refine_passes: passes (each an up and a down half-pass) of the two-direction request-buffer refiner.
         fm_passes: k-way FM passes per level (0 disables FM).
@@ -51,6 +53,7 @@ class PartitionOptions:
     two_hop_threshold: float = 0.75
     initial_tries: int = 6
     initial_fm_passes: int = 4
+    bisection_coarsest: int = 80
     lp_refine_passes: int = 3
     fm_passes: int = 2
     fm_stop_fraction: float = 0.05
@@ -66,7 +69,7 @@ class PartitionOptions:
 PRESETS: dict[str, PartitionOptions] = {
     "fast": PartitionOptions(clustering_rounds=3, clustering_batches=4, initial_tries=3, initial_fm_passes=2,
                              lp_refine_passes=2, fm_passes=0, coarsest_per_block=30),
-    "default": PartitionOptions(),
+    "default": PartitionOptions(coarsest_per_block=60, fm_passes=3, fm_stop_fraction=0.1),
     "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, initial_tries=12,
                                initial_fm_passes=6, lp_refine_passes=4, fm_passes=6, fm_stop_fraction=0.25,
                                coarsest_per_block=60),

@@ -1,0 +1,63 @@
+"""Bad input to `apportion.partition` is an InputError with a clear message."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import apportion
+from apportion.graph.csr import Graph
+
+from vertex_helpers import grid
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(k=0), "k must be at least 1"),
+    (dict(k=-3), "k must be at least 1"),
+    (dict(k=101), "larger than the number of vertices"),
+    (dict(k=2.5), "k must be an integer"),
+    (dict(k=3, targets=[1, 2]), "targets has 2 entries but k = 3"),
+    (dict(k=2, targets=[1, 0]), "targets must be positive"),
+    (dict(k=2, targets=[1, -1]), "targets must be positive"),
+    (dict(k=2, targets=[1, float("nan")]), "finite"),
+    (dict(k=2, targets=[1, float("inf")]), "finite"),
+    (dict(k=2, imbalance=-0.1), "imbalance must be non-negative"),
+    (dict(k=2, imbalance=float("nan")), "imbalance must be a finite number"),
+    (dict(k=2, preset="turbo"), "unknown preset"),
+    (dict(k=2, threads=0), "threads must be a positive integer"),
+])
+def test_bad_arguments(kwargs, message):
+    graph = grid(10, 10)
+    k = kwargs.pop("k")
+    with pytest.raises(apportion.InputError, match=message):
+        apportion.partition(graph, k, **kwargs)
+
+
+def test_vertex_heavier_than_every_limit():
+    weights = np.ones(100, dtype=np.int64)
+    weights[7] = 40  # W = 139, limit floor(1.03 * 139 / 4) = 35 < 40
+    graph = grid(10, 10).with_weights(vertex_weights=weights)
+    with pytest.raises(apportion.InputError, match="vertex 7 weighs 40"):
+        apportion.partition(graph, 4)
+
+
+def test_heavy_vertex_fits_the_big_block_of_unequal_targets():
+    weights = np.ones(50, dtype=np.int64)
+    weights[7] = 40
+    graph = grid(5, 10).with_weights(vertex_weights=weights)
+    p = apportion.partition(graph, 3, targets=[8, 1, 1], imbalance=0.1)
+    assert p.balanced and p.assignment[7] == 0
+
+
+def test_multi_constraint_heavy_vertex_names_the_constraint():
+    weights = np.ones((20, 2), dtype=np.int64)
+    weights[3, 1] = 30
+    graph = grid(4, 5).with_weights(vertex_weights=weights)
+    with pytest.raises(apportion.InputError, match=r"constraint 1"):
+        apportion.partition(graph, 2)
+
+
+def test_limits_below_total_weight():
+    graph = Graph.from_edges([0, 1, 2, 3, 4], [1, 2, 3, 4, 5], n=7)
+    with pytest.raises(apportion.InputError, match="no partition can be within imbalance"):
+        apportion.partition(graph, 2, imbalance=0.0)  # 7 unit vertices, two blocks of at most 3
