@@ -165,6 +165,25 @@ def test_parallel_rounds_path(monkeypatch, seed):
     assert set(zip(forest.u.tolist(), forest.v.tolist())) == kruskal_reference(graph)
 
 
+@pytest.mark.parametrize("kind", ["rmat", "ba", "delaunay"])
+def test_generated_graphs_parallel_and_serial(monkeypatch, kind):
+    # power-law graphs keep many parallel edges between few components for several rounds (the in-place
+    # relabelling path of the contraction); isolated vertices drop out of the numbering
+    import apportion
+    import apportion.apps.mst as mst_module
+
+    base = apportion.generate(kind, 2**11, seed=4)
+    u, v, _ = base.edges()
+    graph = Graph.from_edges(u, v, np.random.default_rng(4).integers(1, 50, u.shape[0]), n=base.n)
+    serial = mst(graph, threads=1)
+    monkeypatch.setattr(mst_module, "SERIAL_FINISH_EDGES", 1)
+    monkeypatch.setattr(mst_module, "PARALLEL_MIN_ENTRIES", 1)
+    parallel = mst(graph, threads=TWO_THREADS)
+    for forest in (serial, parallel):
+        check_forest(graph, forest)
+        assert set(zip(forest.u.tolist(), forest.v.tolist())) == kruskal_reference(graph)
+
+
 def test_same_result_for_any_thread_count():
     graph = random_graph(3, 3000, 9000, 4)
     one = mst(graph, threads=1)

@@ -6,6 +6,9 @@ the minimum spanning forest is unique, so every round's choices are independent 
 and the only cycles the hooking step can create are 2-cycles (two components choosing the same edge), which
 `_collapse` resolves.
 
+An edge whose two ends are equal lies inside one component and is skipped everywhere; its ids are never looked
+up (they may be stale), so components whose trees are finished can drop out of the numbering.
+
 Round 1 runs straight on the CSR arrays: every vertex's lightest incident edge is a segmented arg-min over its
 neighbour list (conflict-free). Later rounds work on a contracted edge list whose ends are component ids; the
 per-component arg-min there is a scatter-min that each chunk does into its own row, then a reduction, so no
@@ -102,9 +105,14 @@ def _collapse(parent, keys, ws, edge_key, edge_w):
     edges into (keys, ws), collapse every tree onto its root (find with path halving) and number the roots.
 
     `edge_key[c]`, `edge_w[c]` are the canonical key and weight of the edge component c chose (ignored where
-    parent[c] == c). Returns (label, roots, recorded): label[c] is the new id (0..roots-1) of c's tree.
+    parent[c] == c). Returns (label, roots, recorded): label[c] is the new id (0..roots-1) of c's tree, or -1
+    for a component that chose no edge (it has none leaving it, so its tree is final and drops out).
     """
     count = parent.shape[0]
+    label = np.empty(count, dtype=parent.dtype)
+    for c in range(count):
+        # a component that chose no edge has no edge to any other: its tree is finished, nothing hooks to it
+        label[c] = -1 if parent[c] == c else 0
     recorded = 0
     for c in range(count):
         p = parent[c]
@@ -117,13 +125,14 @@ def _collapse(parent, keys, ws, edge_key, edge_w):
         keys[recorded] = edge_key[c]
         ws[recorded] = edge_w[c]
         recorded += 1
-    label = np.empty(count, dtype=parent.dtype)
     roots = 0
     for c in range(count):
-        if parent[c] == c:
+        if parent[c] == c and label[c] == 0:
             label[c] = roots
             roots += 1
     for c in range(count):
+        if label[c] < 0:
+            continue
         r = c
         while parent[r] != r:
             parent[r] = parent[parent[r]]
@@ -216,15 +225,18 @@ def contract_csr_edges(indptr, indices, weights, has_weights, label, bounds):
 # ------------------------------------------------------------------------------------ later rounds (edge list)
 @njit(cache=True, nogil=True)
 def _scatter_lightest(end_a, end_b, ws, keys, row, first, last):
-    """row[c] = index of the lightest edge among first..last-1 with an end in component c (row starts at -1)."""
+    """row[c] = index of the lightest edge among first..last-1 with one end in component c and the other end
+    elsewhere (row starts at -1)."""
     for i in range(first, last):
         w = ws[i]
         key = keys[i]
         a = end_a[i]
+        b = end_b[i]
+        if a == b:  # inside one component since the last relabelling
+            continue
         j = row[a]
         if j < 0 or _lighter(w, key, ws[j], keys[j]):
             row[a] = i
-        b = end_b[i]
         j = row[b]
         if j < 0 or _lighter(w, key, ws[j], keys[j]):
             row[b] = i
@@ -283,7 +295,7 @@ def merge_components(end_a, end_b, ws, keys, best):
 def _count_cross(end_a, end_b, label, first, last):
     kept = 0
     for i in range(first, last):
-        if label[end_a[i]] != label[end_b[i]]:
+        if end_a[i] != end_b[i] and label[end_a[i]] != label[end_b[i]]:
             kept += 1
     return kept
 
@@ -293,6 +305,8 @@ def _fill_cross(end_a, end_b, ws, keys, label, first, last, k, new_a, new_b, new
     """Copy the edges of first..last-1 that cross components, renamed, to positions k, k+1, ...; returns the
     next free position. May run in place (new_* the same arrays as the inputs, k <= first)."""
     for i in range(first, last):
+        if end_a[i] == end_b[i]:  # already internal (its ids may be stale: never look them up)
+            continue
         a = label[end_a[i]]
         b = label[end_b[i]]
         if a != b:
@@ -304,11 +318,21 @@ def _fill_cross(end_a, end_b, ws, keys, label, first, last, k, new_a, new_b, new
     return k
 
 
+@njit(cache=True, nogil=True)
+def _relabel_range(end_a, end_b, label, first, last):
+    for i in range(first, last):
+        if end_a[i] != end_b[i]:
+            end_a[i] = label[end_a[i]]
+            end_b[i] = label[end_b[i]]
+
+
 @njit(cache=True, nogil=True, parallel=_prange_only())
 def contract_edge_list(end_a, end_b, ws, keys, label, chunks):
-    """Rename edge ends to the new components and drop edges that now lie inside one (order kept).
+    """Rename edge ends to the new components and drop the edges that now lie inside one (order kept).
 
-    With one chunk the arrays are compacted in place and views of them are returned.
+    When fewer than a quarter of the edges became internal, the ends are renamed in place and the internal
+    edges stay (with equal ends, skipped by the arg-min) until a later round drops them: copying the whole list
+    to shed a few edges costs more than skipping them. The input arrays must be private to the caller.
     """
     count = end_a.shape[0]
     if chunks == 1:
@@ -320,6 +344,10 @@ def contract_edge_list(end_a, end_b, ws, keys, label, chunks):
     for t in range(chunks):
         offsets[t + 1] += offsets[t]
     total = offsets[chunks]
+    if 4 * total > 3 * count:
+        for t in prange(chunks):
+            _relabel_range(end_a, end_b, label, (count * t) // chunks, (count * (t + 1)) // chunks)
+        return end_a, end_b, ws, keys
     new_a = np.empty(total, dtype=end_a.dtype)
     new_b = np.empty(total, dtype=end_a.dtype)
     new_ws = np.empty(total, dtype=np.int64)
@@ -357,37 +385,46 @@ def finish_serially(end_a, end_b, ws, keys, components):
 # ------------------------------------------------------------------------------------------------ output
 @njit(cache=True, nogil=True)
 def sort_by_key(keys, ws, n):
-    """Forest edges in canonical order (u < v, by u then v) by two stable counting passes; returns (u, v, w)."""
+    """Forest edges in canonical order (u < v, by u then v); returns (u, v, w) int64 arrays.
+
+    One counting pass buckets the edges by their smaller end; each bucket (a vertex's forest edges to larger
+    ids, few as a rule) is then sorted by the larger end: insertion sort when short, a merge sort otherwise.
+    """
     count = keys.shape[0]
-    low = np.empty(count, dtype=np.int64)
-    high = np.empty(count, dtype=np.int64)
-    for i in range(count):
-        low[i] = keys[i] // n
-        high[i] = keys[i] % n
-    # pass 1: by the larger end
     starts = np.zeros(n + 1, dtype=np.int64)
     for i in range(count):
-        starts[high[i] + 1] += 1
-    for v in range(n):
-        starts[v + 1] += starts[v]
-    order = np.empty(count, dtype=np.int64)
-    for i in range(count):
-        order[starts[high[i]]] = i
-        starts[high[i]] += 1
-    # pass 2 (stable): by the smaller end
-    starts[:] = 0
-    for i in range(count):
-        starts[low[i] + 1] += 1
-    for v in range(n):
-        starts[v + 1] += starts[v]
+        starts[keys[i] // n + 1] += 1
+    for x in range(n):
+        starts[x + 1] += starts[x]
+    fill = starts[:n].copy()
     u_out = np.empty(count, dtype=np.int64)
     v_out = np.empty(count, dtype=np.int64)
     w_out = np.empty(count, dtype=np.int64)
-    for j in range(count):
-        i = order[j]
-        slot = starts[low[i]]
-        starts[low[i]] += 1
-        u_out[slot] = low[i]
-        v_out[slot] = high[i]
+    for i in range(count):
+        low = keys[i] // n
+        slot = fill[low]
+        fill[low] = slot + 1
+        u_out[slot] = low
+        v_out[slot] = keys[i] - low * n
         w_out[slot] = ws[i]
+    for x in range(n):
+        first = starts[x]
+        last = starts[x + 1]
+        if last - first <= 1:
+            continue
+        if last - first <= 32:
+            for i in range(first + 1, last):
+                v = v_out[i]
+                w = w_out[i]
+                j = i - 1
+                while j >= first and v_out[j] > v:
+                    v_out[j + 1] = v_out[j]
+                    w_out[j + 1] = w_out[j]
+                    j -= 1
+                v_out[j + 1] = v
+                w_out[j + 1] = w
+        else:
+            order = np.argsort(v_out[first:last], kind="mergesort")
+            v_out[first:last] = v_out[first:last][order]
+            w_out[first:last] = w_out[first:last][order]
     return u_out, v_out, w_out

@@ -143,7 +143,7 @@ def _boruvka(graph: Graph, threads: int) -> tuple[np.ndarray, np.ndarray, int]:
     rounds = 1
     # Later rounds on the contracted edge list (components as vertices, parallel edges kept), in parallel
     # while the list is long enough to pay for a parallel launch, then serially in one call.
-    while end_a.shape[0] >= SERIAL_FINISH_EDGES and threads > 1:
+    while end_a.shape[0] >= SERIAL_FINISH_EDGES and threads > 1 and components > 0:
         best = kernels.lightest_edge_per_component(end_a, end_b, edge_ws, edge_keys, components, threads)
         label, components, keys, ws = kernels.merge_components(end_a, end_b, edge_ws, edge_keys, best)
         forest_keys.append(keys)
@@ -151,7 +151,7 @@ def _boruvka(graph: Graph, threads: int) -> tuple[np.ndarray, np.ndarray, int]:
         end_a, end_b, edge_ws, edge_keys = kernels.contract_edge_list(end_a, end_b, edge_ws, edge_keys, label,
                                                                       threads)
         rounds += 1
-    if end_a.shape[0] > 0:
+    if end_a.shape[0] > 0 and components > 0:
         keys, ws, more = kernels.finish_serially(end_a, end_b, edge_ws, edge_keys, components)
         forest_keys.append(keys)
         forest_ws.append(ws)
