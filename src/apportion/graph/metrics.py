@@ -44,6 +44,17 @@ def _to_plain(value: Any) -> Any:
     return value
 
 
+def _sorted_distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values; sort + neighbour comparison (many times faster than np.unique on NumPy 2.4)."""
+    ordered = np.sort(values)
+    if ordered.shape[0] < 2:
+        return ordered
+    keep = np.empty(ordered.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
 def _frozen(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
@@ -197,7 +208,7 @@ def vertex_partition_metrics(graph: Graph, assignment: Any, k: int | None = None
     block_pairs = np.empty(max(graph.indices.shape[0], 1), dtype=np.int64)
     cut, volume, boundary = vertex_partition_counts(graph.indptr, graph.indices, edge_weights,
                                                     graph.edge_weights is not None, a, k, block_pairs)
-    neighbouring = np.unique(block_pairs[:volume])
+    neighbouring = _sorted_distinct(block_pairs[:volume])
     block_connectivity = np.bincount(neighbouring // k, minlength=k).astype(np.int64)
     sizes = np.bincount(a, minlength=k)
 
