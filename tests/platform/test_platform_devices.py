@@ -10,7 +10,8 @@ import pytest
 
 from apportion.errors import InputError, UnavailableError
 from apportion.platform import (CPUDevice, DeviceFailure, DeviceModel, FaultyDevice, KernelSet, Link,
-                                SimulatedDevice, ThrottledDevice, Work)
+                                SimulatedDevice, ThrottledDevice, Timing, Work)
+from apportion.platform.device import Device
 
 
 def _square(x):
@@ -131,3 +132,43 @@ def test_platform_cuda_device_runs_gpu_kernel():
         pytest.skip("no GPU")
     execution = device.run(KernelSet(cpu=_square, gpu=lambda x: cupy.square(x)), np.arange(4.0))
     np.testing.assert_array_equal(execution.result, np.arange(4.0) ** 2)
+
+
+class _FakeInner(Device):
+    """A device whose Timing is given, to check what ThrottledDevice does with it (no real time involved)."""
+
+    def __init__(self, timing):
+        super().__init__(name="fake")
+        self.timing = timing
+
+    def _execute(self, kernels, args):
+        return 7, self.timing
+
+
+@pytest.mark.parametrize("dedicated", [0.001, None])
+def test_platform_throttled_sleeps_by_dedicated_time_else_wall(monkeypatch, dedicated):
+    import apportion.platform.throttled as throttled
+
+    slept = []
+    monkeypatch.setattr(throttled.time, "sleep", lambda s: slept.append(s))
+    # a pre-empted inner run: 0.5 s of wall clock, 1 ms of CPU; throttling must not multiply the pre-emption
+    device = ThrottledDevice(_FakeInner(Timing(compute_s=0.5, dedicated_s=dedicated)), 3.0)
+    execution = device.run(_square, 1.0)
+    assert execution.result == 7
+    basis = 0.5 if dedicated is None else dedicated
+    assert slept == [pytest.approx(2.0 * basis)]
+    assert execution.timing.dedicated_s == (None if dedicated is None else pytest.approx(3.0 * dedicated))
+    # nested throttles compose on the dedicated time: 2 x 3 x 1 ms
+    if dedicated is not None:
+        slept.clear()
+        outer = ThrottledDevice(ThrottledDevice(_FakeInner(Timing(compute_s=0.5, dedicated_s=dedicated)), 3.0), 2.0)
+        assert outer.run(_square, 1.0).timing.dedicated_s == pytest.approx(6.0 * dedicated)
+        assert slept[-1] == pytest.approx(3.0 * dedicated)
+
+
+def test_platform_cpu_device_reports_dedicated_time_for_serial_kernels_only():
+    serial = CPUDevice(1).run(_square, np.arange(1000.0)).timing
+    assert serial.dedicated_s is not None and 0.0 <= serial.dedicated_s <= serial.compute_s
+    parallel = CPUDevice(2).run({"cpu": _square, "cpu_parallel": lambda x: x * x}, np.arange(10.0)).timing
+    assert parallel.dedicated_s is None
+    assert Timing(compute_s=1.0).dedicated_s is None  # the field is optional (old callers unchanged)

@@ -64,3 +64,23 @@ def test_schedule_simulated_with_compute_gives_real_result():
     schedule = apportion.run_divisible(data, lambda x: x + 1, "seed000", policy="hass", rounds=3, chunks=10)
     np.testing.assert_array_equal(schedule.result, data + 1)
     assert schedule.simulated and schedule.oracle_makespan > 0
+
+
+def test_schedule_real_rounds_record_dedicated_time():
+    rng = np.random.default_rng(3)
+    a, b = rng.random((96, 16)).astype(np.float32), rng.random((16, 8)).astype(np.float32)
+    from apportion.apps.matmul import matmul_workload
+    from apportion.schedule.api import run_schedule
+
+    schedule = run_schedule(matmul_workload(a, b, 12), _two_devices(), "hass", 2)
+    np.testing.assert_allclose(schedule.result, a @ b, rtol=1e-5)
+    for record in schedule.rounds:
+        used = [t for t, c in zip(record.dedicated_s, record.chunks) if c > 0]
+        assert all(t is not None and t >= 0 for t in used)
+        assert record.dedicated_makespan == max(used)
+    # a device that cannot tell (a plain Python kernel on a 2-thread CPU device with a parallel variant) -> None
+    two = apportion.run_divisible(a, {"cpu": _rows_times_b, "cpu_parallel": lambda x, y: x @ y}, [CPUDevice(2)],
+                                  rounds=1, chunks=4, extra_args=(b,))
+    assert two.rounds[0].dedicated_s == [None] and two.rounds[0].dedicated_makespan is None
+    simulated = apportion.run_divisible(np.ones((20, 2)), lambda x: x, "seed000", rounds=1, chunks=10)
+    assert simulated.rounds[0].dedicated_makespan is None

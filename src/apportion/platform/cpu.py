@@ -3,7 +3,9 @@
 Numba kernels compiled with `nogil=True` release the GIL, so several devices (one Python thread each) compute at
 the same time in one process. `threads` > 1 uses the kernel set's `cpu_parallel` variant (a Numba
 `parallel=True` kernel) with `numba.set_num_threads(threads)`, which is local to the calling thread; without such
-a variant the serial CPU kernel runs.
+a variant the serial CPU kernel runs. A serial kernel runs in the calling thread and nowhere else (no Numba
+thread pool), so its thread CPU time is the run's `Timing.dedicated_s`: the time it would take on a core of its
+own, whatever other processes do to the wall clock.
 """
 
 from __future__ import annotations
@@ -40,13 +42,19 @@ class CPUDevice(Device):
 
     def _execute(self, kernels, args) -> tuple[Any, Timing]:
         kernel = self.select(kernels)
-        if self.threads > 1 and kernel is not KernelSet.coerce(kernels).cpu:
+        serial = kernel is KernelSet.coerce(kernels).cpu
+        if not serial:
             import numba
 
             numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+        cpu_start = time.thread_time()
         start = time.perf_counter()
         result = kernel(*args)
-        return result, Timing(compute_s=time.perf_counter() - start)
+        wall = time.perf_counter() - start
+        cpu = time.thread_time() - cpu_start
+        # a serial kernel cannot use more than this thread: its CPU time (capped by the wall time) is what it
+        # costs on a dedicated core; a parallel kernel's other threads are invisible here
+        return result, Timing(compute_s=wall, dedicated_s=min(cpu, wall) if serial else None)
 
     def describe(self) -> dict:
         return {**super().describe(), "threads": self.threads}

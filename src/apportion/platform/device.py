@@ -95,12 +95,19 @@ class Work:
 
 @dataclass(frozen=True)
 class Timing:
-    """Where the seconds of one run went: host->device and device->host copies, kernel launch, compute."""
+    """Where the seconds of one run went: host->device and device->host copies, kernel launch, compute.
+
+    `dedicated_s` (optional) is what the run would have taken on a device nobody else shares: a serial host
+    kernel's thread CPU time (immune to pre-emption by other processes), times the factor of any throttling
+    around it. None when the device cannot tell (GPUs, remote and multi-threaded devices); `ThrottledDevice`
+    slows by it when present, else by the wall time.
+    """
 
     transfer_s: float = 0.0
     launch_s: float = 0.0
     compute_s: float = 0.0
     transfer_in_s: float | None = None  # the part of transfer_s before the compute (None: all of it)
+    dedicated_s: float | None = None
 
     @property
     def total_s(self) -> float:

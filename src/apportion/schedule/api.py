@@ -27,7 +27,9 @@ from apportion.schedule.trace import Trace
 @dataclass
 class RoundRecord:
     """One round: makespan (s), shares (fraction of the load's work per device), chunks per device, scheduler
-    overhead (real seconds spent in policy decisions and bookkeeping), decisions, failures, runs."""
+    overhead (real seconds spent in policy decisions and bookkeeping), decisions, failures, runs, and
+    `dedicated_s`: per device, the seconds its runs would have taken on a device of its own (summed
+    `Timing.dedicated_s`; None for a device that cannot tell, and on simulated platforms)."""
 
     index: int
     makespan: float
@@ -37,6 +39,16 @@ class RoundRecord:
     decisions: int
     failures: list[dict] = field(default_factory=list)
     runs: list[tuple[int, tuple[int, ...]]] = field(default_factory=list, repr=False)
+    dedicated_s: list[float | None] = field(default_factory=list, repr=False)
+
+    @property
+    def dedicated_makespan(self) -> float | None:
+        """The round's makespan had every device had a core of its own (max over devices of `dedicated_s`);
+        None when a device that ran something could not tell."""
+        used = [t for t, c in zip(self.dedicated_s, self.chunks) if c > 0]
+        if not used or any(t is None for t in used):
+            return None
+        return max(used)
 
     def to_dict(self) -> dict:
         return {"round": self.index, "makespan": self.makespan, "shares": self.shares, "chunks": self.chunks,
@@ -180,9 +192,11 @@ def _record(r, outcome, workload, total_work, n_devices, devices) -> RoundRecord
         chunks[d] += len(run)
     shares = flops / flops.sum() if flops.sum() > 0 else chunks / max(1, chunks.sum())
     failures = [{"round": r, "device": devices[d].name, "chunks": len(c)} for d, c in outcome.failures]
+    dedicated = [outcome.dedicated_s.get(d) for d in range(n_devices)]
+    dedicated = [None if t is None or not np.isfinite(t) else float(t) for t in dedicated]
     return RoundRecord(index=r, makespan=outcome.makespan, shares=shares.tolist(), chunks=chunks.tolist(),
                        overhead_s=outcome.overhead_s, decisions=outcome.decisions, failures=failures,
-                       runs=outcome.runs)
+                       runs=outcome.runs, dedicated_s=dedicated)
 
 
 def run_divisible(data, kernels, platform, policy: str | Policy = "hass", rounds: int = 1, *,

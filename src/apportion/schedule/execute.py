@@ -77,6 +77,9 @@ def execute_round(plan: RoundPlan, devices, workload, trace: Trace, round_index:
                 plan.completed(d, chunks, execution.timing, now)
                 outcome.overhead_s += time.perf_counter() - t0
                 outcome.runs.append((d, tuple(chunks)))
+                dedicated = execution.timing.dedicated_s
+                outcome.dedicated_s[d] = outcome.dedicated_s.get(d, 0.0) + (
+                    float("nan") if dedicated is None else dedicated)
                 outcome.makespan = max(outcome.makespan, now)
                 # lay the run out ending when it really ended
                 trace.add_run(d, round_index, execution.finished - execution.timing.total_s - zero,

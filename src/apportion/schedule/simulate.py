@@ -32,6 +32,8 @@ class RoundOutcome:
     decisions: int = 0
     failures: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
     runs: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
+    #: per device, the summed `Timing.dedicated_s` of its runs (NaN once a run did not report one)
+    dedicated_s: dict[int, float] = field(default_factory=dict)
 
 
 def simulate_round(plan: RoundPlan, devices, workload, trace: Trace, round_index: int, offset: float = 0.0,
