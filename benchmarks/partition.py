@@ -1,0 +1,238 @@
+"""Benchmark: apportion.partition against METIS, KaMinPar and Mt-KaHyPar, side by side in one run.
+
+    python benchmarks/partition.py --quick      # shared graphs, k in {2, 8, 64}
+    python benchmarks/partition.py              # + generated 2^20-vertex graphs, k in {2, 8, 64, 256}, memory
+
+Everyone runs on the same thread count (default 2), JIT warmed, graph I/O excluded from the times. Prints the
+tables and writes them into docs/partition.md between the markers `<!-- BEGIN partition-... -->` and
+`<!-- END partition-... -->`. Cut and time ratios are against METIS (pymetis) on the same instance.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import apportion
+from apportion.datasets import shared_graphs_dir
+from apportion.graph.io import read_graph, write_graph
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "partition.md"
+SHARED = ["4elt", "fe_4elt2", "wing", "delaunay_n15", "rgg_n_2_15_s0", "astro-ph", "PGPgiantcompo"]
+GENERATED = [("delaunay_2^20", "delaunay", dict(n=1 << 20)), ("rgg_2^20", "rgg", dict(n=1 << 20)),
+             ("rmat_18", "rmat", dict(n=1 << 18)), ("grid2d_1024", "grid2d", dict(rows=1024, cols=1024))]
+EPSILON = 0.03
+
+
+def run_metis(graph, k, threads):
+    import pymetis
+
+    options = pymetis.Options()
+    options.seed = 0
+    kwargs = dict(xadj=graph.indptr, adjncy=graph.indices, options=options)
+    if graph.edge_weights is not None:
+        kwargs["eweights"] = graph.edge_weights
+    start = time.perf_counter()
+    cut, part = pymetis.part_graph(k, **kwargs)
+    return time.perf_counter() - start, np.asarray(part)
+
+
+def run_kaminpar(path, k, threads, strong=False):
+    import kaminpar
+
+    kg = kaminpar.load_graph(str(path), kaminpar.GraphFileFormat.METIS)
+    solver = kaminpar.KaMinPar(threads, kaminpar.strong_context() if strong else kaminpar.default_context())
+    kaminpar.reseed(0)
+    start = time.perf_counter()
+    part = solver.compute_partition(kg, k, EPSILON)
+    return time.perf_counter() - start, np.asarray(part)
+
+
+_MT = {}
+
+
+def run_mtkahypar(graph, k, threads):
+    import mtkahypar
+
+    if "init" not in _MT:
+        _MT["init"] = mtkahypar.initialize(threads, False)
+    init = _MT["init"]
+    ctx = init.context_from_preset(mtkahypar.PresetType.DEFAULT)
+    ctx.set_partitioning_parameters(k, EPSILON, mtkahypar.Objective.CUT)
+    ctx.logging = False
+    mtkahypar.set_seed(0)
+    u, v, w = graph.edges()
+    edges = np.stack([u, v], axis=1).astype(np.uint64)
+    mg = init.create_graph(ctx, graph.n, graph.m, edges) if w is None else \
+        init.create_graph(ctx, graph.n, graph.m, edges, [], w.tolist())
+    start = time.perf_counter()
+    ph = mg.partition(ctx)
+    elapsed = time.perf_counter() - start
+    return elapsed, np.array([ph.block_id(x) for x in range(graph.n)]) if graph.n < 200_000 else \
+        np.asarray(ph.get_partition())
+
+
+def cut_and_ok(graph, part, k, shares=None):
+    u, v, w = graph.edges()
+    w = np.ones(u.shape[0], dtype=np.int64) if w is None else w
+    cut = int(w[part[u] != part[v]].sum())
+    shares = np.full(k, 1 / k) if shares is None else shares
+    vw = graph.vertex_weight_vector()
+    bw = np.bincount(part, weights=vw, minlength=k)
+    limit = np.floor((1 + EPSILON) * shares * vw.sum() + 1e-9)
+    return cut, bool(np.all(bw <= limit)), float((bw / (shares * vw.sum())).max() - 1)
+
+
+def geomean(values):
+    values = [v for v in values if v and np.isfinite(v)]
+    return float(np.exp(np.mean(np.log(values)))) if values else float("nan")
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def write_docs(name, text):
+    if not DOCS.exists():
+        return
+    doc = DOCS.read_text()
+    begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
+    if begin not in doc:
+        doc += f"\n{begin}\n{end}\n"
+    doc = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: f"{begin}\n{text}\n{end}", doc, flags=re.S)
+    DOCS.write_text(doc)
+
+
+def peak_memory(kind, spec, which, k, threads):
+    """Peak resident memory (MiB) of a fresh process that generates the graph and partitions it."""
+    code = f"""
+import resource, numpy as np, apportion
+g = apportion.generate({kind!r}, seed=0, **{spec!r})
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+if {which!r} == 'metis':
+    import pymetis; pymetis.part_graph({k}, xadj=g.indptr, adjncy=g.indices)
+else:
+    apportion.partition(g, {k}, threads={threads})
+print(base, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    return int(out[0]) / 1024, int(out[1]) / 1024
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="shared graphs only, k in {2, 8, 64}")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--no-docs", action="store_true", help="do not write docs/partition.md")
+    args = parser.parse_args()
+    threads = args.threads
+    ks = [2, 8, 64] if args.quick else [2, 8, 64, 256]
+    folder = shared_graphs_dir()
+    instances = [(name, read_graph(folder / f"{name}.graph")) for name in SHARED]
+    if not args.quick:
+        for label, kind, spec in GENERATED:
+            instances.append((label, apportion.generate(kind, seed=0, **spec)))
+    tmp = Path(tempfile.mkdtemp(prefix="apportion-bench-"))
+    # warm the JIT
+    apportion.partition(instances[0][1], 8, threads=threads)
+    apportion.partition(instances[0][1], 8, threads=threads, preset="strong", targets=np.arange(1, 9))
+    tools = ["fast", "default", "strong", "KaMinPar", "KaMinPar-strong", "Mt-KaHyPar"]
+    quality_rows, time_rows, phase_rows, balance_rows = [], [], [], []
+    ratios = {t: [] for t in tools}
+    tratios = {t: [] for t in tools}
+    tratios_big = {t: [] for t in tools}
+    all_balanced = True
+    for name, graph in instances:
+        path = tmp / f"{name}.graph"
+        write_graph(graph, path)
+        for k in ks:
+            if k > graph.n:
+                continue
+            results = {}
+            tm, pm = run_metis(graph, k, threads)
+            results["METIS"] = (tm,) + cut_and_ok(graph, pm, k)
+            for preset in ("fast", "default", "strong"):
+                p = apportion.partition(graph, k, preset=preset, threads=threads, seed=0)
+                results[preset] = (p.times["total"], p.cut, p.balanced, p.imbalance)
+                all_balanced &= p.balanced
+                if preset == "default":
+                    phase_rows.append([name, k] + [f"{p.times.get(ph, 0.0):.3f}" for ph in
+                                                   ("coarsen", "initial", "project", "refine", "rebalance",
+                                                    "total")] + [p.levels])
+            for label, fn in (("KaMinPar", lambda: run_kaminpar(path, k, threads)),
+                              ("KaMinPar-strong", lambda: run_kaminpar(path, k, threads, strong=True)),
+                              ("Mt-KaHyPar", lambda: run_mtkahypar(graph, k, threads))):
+                try:
+                    t, part = fn()
+                    results[label] = (t,) + cut_and_ok(graph, part, k)
+                except Exception as exc:  # an anchor failing is reported, not fatal
+                    print(f"{label} failed on {name} k={k}: {exc}", file=sys.stderr)
+                    results[label] = (float("nan"), 0, False, float("nan"))
+            metis_time, metis_cut = results["METIS"][0], results["METIS"][1]
+            row_q = [name, k, metis_cut]
+            row_t = [name, k, f"{metis_time:.3f}"]
+            for tool in tools:
+                t, cut = results[tool][0], results[tool][1]
+                r = cut / metis_cut if metis_cut else float("nan")
+                ratios[tool].append(r)
+                tratios[tool].append(t / metis_time)
+                if graph.n >= 1 << 20:
+                    tratios_big[tool].append(t / metis_time)
+                row_q.append(f"{r:.3f}" + ("" if results[tool][2] else " ✗"))
+                row_t.append(f"{t / metis_time:.2f}")
+            quality_rows.append(row_q)
+            time_rows.append(row_t)
+            print(" ".join(map(str, row_q)), "|", " ".join(map(str, row_t[2:])), flush=True)
+        # balance with unequal targets
+        for label, targets in (("4,2,1,1", np.array([4, 2, 1, 1], float)),
+                               ("64 skewed", np.geomspace(1, 16, 64))):
+            if len(targets) > graph.n:
+                continue
+            p = apportion.partition(graph, len(targets), targets=targets, threads=threads)
+            cut, ok, imb = cut_and_ok(graph, p.assignment, len(targets), targets / targets.sum())
+            all_balanced &= ok and p.balanced
+            balance_rows.append([name, label, p.cut, f"{p.imbalance:.4f}", "yes" if ok else "NO"])
+    summary = [["geometric-mean cut / METIS"] + [f"{geomean(ratios[t]):.3f}" for t in tools],
+               ["largest cut / METIS"] + [f"{max(ratios[t]):.3f}" for t in tools],
+               ["geometric-mean time / METIS"] + [f"{geomean(tratios[t]):.2f}" for t in tools]]
+    if not args.quick:
+        summary.append(["time / METIS, n ≥ 2^20"] + [f"{geomean(tratios_big[t]):.2f}" for t in tools])
+    mode = "quick" if args.quick else "full"
+    header = ["", "apportion fast", "apportion default", "apportion strong", "KaMinPar default",
+              "KaMinPar strong", "Mt-KaHyPar default"]
+    text = (f"Mode `{mode}`, {threads} threads, ε = {EPSILON}, seed 0, machine shared with other jobs "
+            f"(times are noisy). Every apportion run balanced: **{'yes' if all_balanced else 'NO'}**.\n\n"
+            + table(header, summary) + "\n\nCut / METIS cut per instance (✗ = a block above its limit):\n\n"
+            + table(["graph", "k", "METIS cut"] + tools, quality_rows)
+            + "\n\nTime / METIS time per instance:\n\n" + table(["graph", "k", "METIS s"] + tools, time_rows)
+            + "\n\nPer-phase seconds of `default`:\n\n"
+            + table(["graph", "k", "coarsen", "initial", "project", "refine", "rebalance", "total", "levels"],
+                    phase_rows)
+            + "\n\nUnequal targets (`default`):\n\n"
+            + table(["graph", "targets", "cut", "imbalance", "within ε"], balance_rows))
+    if not args.quick:
+        kind, spec = "delaunay", dict(n=1 << 20)
+        base_m, peak_m = peak_memory(kind, spec, "metis", 64, threads)
+        base_a, peak_a = peak_memory(kind, spec, "apportion", 64, threads)
+        text += ("\n\nPeak memory on delaunay 2^20, k = 64 (MiB, whole process / above the loaded graph): "
+                 f"METIS {peak_m:.0f} / {peak_m - base_m:.0f}, apportion {peak_a:.0f} / {peak_a - base_a:.0f}; "
+                 f"ratio of the increments {(peak_a - base_a) / max(peak_m - base_m, 1):.2f}.")
+    print(text)
+    if not args.no_docs:
+        write_docs(f"partition-{mode}", text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
