@@ -57,73 +57,131 @@ def example_29() -> str:
                   f"comm ms/iter (n={n})"), rows)
 
 
-def random_vectors(per_p: int, seed: int = 0) -> str:
+RATIO_METHODS = ("basic", "sgp", "php", "nphp", "best")
+
+
+def random_vectors_for_p(p: int, per_p: int, seed: int = 0, n: int = 1000) -> dict:
+    """`per_p` random integer speed vectors (1–8) of length p on an n × n grid: NPHP vs PHP counts, cut over
+    the cut lower bound per method, `best` violations, and the losing vectors (for the write-up)."""
     from apportion.partitioning.grid import partition_grid
 
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng([seed, p])
+    out = {"wins": 0, "ties": 0, "losses": 0, "best_violations": 0, "losses_detail": [],
+           "ratios": {m: [] for m in RATIO_METHODS}}
+    for _ in range(per_p):
+        speeds = rng.integers(1, 9, size=p).astype(float)
+        results = {method: partition_grid(n, n, speeds, method=method).metrics
+                   for method in ("rows", "columns", "points", "basic", "sgp", "php", "nphp", "best")}
+        for method in RATIO_METHODS:
+            out["ratios"][method].append(results[method].cut_length / results[method].cut_lower_bound)
+        a, b = results["nphp"].data_items, results["php"].data_items
+        if a < b:
+            out["wins"] += 1
+        elif a == b:
+            out["ties"] += 1
+        else:
+            out["losses"] += 1
+            out["losses_detail"].append((p, a - b, speeds.astype(int).tolist()))
+        if any(results["best"].comm_time_s > m.comm_time_s + 1e-12 for m in results.values()):
+            out["best_violations"] += 1
+    return out
+
+
+def random_vectors(per_p: int, seed: int = 0, workers: int | None = None) -> str:
+    """Section grid-random: every p in 2..64, `per_p` vectors each, spread over worker processes."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
     n = 1000
-    wins = ties = losses = 0
-    loss_examples = []
-    ratios = {m: [] for m in METHODS if m not in ("rows", "columns", "points")}
-    best_violations = 0
-    for p in range(2, 65):
-        for _ in range(per_p):
-            speeds = rng.integers(1, 9, size=p).astype(float)
-            results = {}
-            for method in ratios:
-                results[method] = partition_grid(n, n, speeds, method=method).metrics
-            for method in ("rows", "columns", "points"):
-                results[method] = partition_grid(n, n, speeds, method=method).metrics
-            for method, m in results.items():
-                if method in ratios:
-                    ratios[method].append(m.cut_length / m.cut_lower_bound)
-            a, b = results["nphp"].data_items, results["php"].data_items
-            if a < b:
-                wins += 1
-            elif a == b:
-                ties += 1
-            else:
-                losses += 1
-                if len(loss_examples) < 3:
-                    loss_examples.append((p, a - b))
-            if any(results["best"].comm_time_s > results[mm].comm_time_s + 1e-12 for mm in results):
-                best_violations += 1
+    ps = list(range(2, 65))
+    workers = workers or max(1, min(len(os.sched_getaffinity(0)), 4))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        parts = list(pool.map(random_vectors_for_p, ps, [per_p] * len(ps), [seed] * len(ps), [n] * len(ps)))
+    wins, ties, losses = (sum(part[k] for part in parts) for k in ("wins", "ties", "losses"))
+    best_violations = sum(part["best_violations"] for part in parts)
+    ratios = {m: np.concatenate([part["ratios"][m] for part in parts]) for m in RATIO_METHODS}
+    loss_detail = [d for part in parts for d in part["losses_detail"]]
     total = wins + ties + losses
-    out = [f"{total} random speed vectors (p = 2…64, {per_p} per p, integer speeds 1–8, {n}×{n} grid).", "",
+    by_p = {}
+    for p, extra, _ in loss_detail:
+        by_p.setdefault(p, []).append(extra)
+    out = [f"{total} random speed vectors (p = 2…64, {per_p} per p, integer speeds 1–8 uniform, {n}×{n} grid).", "",
            table(("NPHP vs PHP (data items)", "count", "share"),
                  [("NPHP fewer (wins)", wins, f"{wins / total:.1%}"), ("equal (ties)", ties, f"{ties / total:.1%}"),
-                  ("NPHP more (losses)", losses, f"{losses / total:.1%}")]), "",
+                  ("NPHP more (losses)", losses, f"{losses / total:.2%}")]), "",
            f"`best` worse than some single method: {best_violations} times.", "",
-           table(("method", "cut / cut lower bound: median", "p90", "max"),
-                 [(m, f"{np.median(v):.3f}", f"{np.percentile(v, 90):.3f}", f"{np.max(v):.3f}")
-                  for m, v in ratios.items()])]
-    if loss_examples:
-        out += ["", "Examples of losses (p, extra data items): " + ", ".join(f"({p}, {d})" for p, d in loss_examples)]
+           table(("method", "cut / cut lower bound: median", "p90", "p99", "max"),
+                 [(m, f"{np.median(v):.3f}", f"{np.percentile(v, 90):.3f}", f"{np.percentile(v, 99):.3f}",
+                   f"{np.max(v):.3f}") for m, v in ratios.items()])]
+    if loss_detail:
+        out += ["", "NPHP losses by p (count, median extra data items): "
+                + ", ".join(f"p={p}: {len(v)} ({int(np.median(v))})" for p, v in sorted(by_p.items())),
+                "", "First losing vectors: " + "; ".join(f"p={p} +{d} items: {sp}" for p, d, sp in loss_detail[:3])]
     return "\n".join(out)
 
 
-def heat_throttled(size: int, steps: int) -> str:
-    from apportion.apps.heat import run_heat, speed_models
+def _spread(values) -> str:
+    v = np.asarray(values)
+    return f"{np.median(v):.1%} [{v.min():.1%}–{v.max():.1%}]"
+
+
+def heat_throttled(size: int, steps: int, reps: int) -> str:
+    """Heat on fast : slow : slow = 3 : 1 : 1 (ThrottledDevice factor 3 around single-thread CPU devices).
+
+    Tables: the old way (one run per point, device wall clock, devices one after another) and the robust way
+    (interleaved, concurrent, ≥ 20 ms samples, median of 5, thread-CPU clock). Runs: each model `reps` times,
+    models interleaved, imbalance = max_i busy_i / mean_i busy_i − 1 (busy = Σ compute + exchange)."""
+    from apportion.apps.heat import benchmark_case, run_heat
+    from apportion.partitioning.grid import partition_grid
+    from apportion.perfmodel.bench import BenchOptions, bench_options, build_tables, workload_grid
     from apportion.platform import CPUDevice, ThrottledDevice
 
     devices = [CPUDevice(name="fast"), ThrottledDevice(CPUDevice(name="s1"), 3.0, name="slow1"),
                ThrottledDevice(CPUDevice(name="s2"), 3.0, name="slow2")]
     n = size * size
-    sizes = tuple(int(v) for v in np.geomspace(n / 12, n, 5))
-    comms = (0, size, 4 * size)
-    t0 = time.perf_counter()
-    tables = speed_models(devices, "fpmc", sizes=sizes, comms=comms, repeats=1)
-    bench_s = time.perf_counter() - t0
-    rows = []
-    for model in ("cpm", "fpm", "fpmc"):
-        result = run_heat(size, size, steps, devices, model=model, tables=None if model == "cpm" else tables)
-        tr = result.trace
-        rows.append((model, result.plan.rectangles.areas().tolist(), f"{result.plan.imbalance:.1%}",
-                     f"{tr.imbalance():.1%}", f"{tr.makespan_s():.2f}", f"{tr.wall_s:.2f}"))
-    return (f"Heat {size}² × {steps} steps, devices fast : slow1 : slow2 = 3 : 1 : 1 (ThrottledDevice factor 3); "
-            f"tables benchmarked in {bench_s:.1f} s.\n\n"
-            + table(("model", "areas", "predicted imbalance", "measured imbalance (busy max/mean − 1)",
-                     "makespan s (Σ max)", "wall s"), rows))
+    sizes, comms = workload_grid(n, len(devices), points=5, halo_lines=(0, 2, 4))
+    cpm_areas = partition_grid(size, size, [3, 1, 1], method="nphp").areas()
+    table_kinds = {
+        "old: 1 run/point, wall clock, sequential": (BenchOptions(warmup_runs=1, samples=1, min_sample_s=0.0,
+                                                                   concurrent=False), "wall"),
+        "robust, wall clock": (bench_options("default", clock="wall"), "wall"),
+        "robust, CPU clock": (bench_options("default", clock="cpu"), "cpu"),
+    }
+    tables, table_rows = {}, []
+    for label, (options, clock) in table_kinds.items():
+        t0 = time.perf_counter()
+        built = build_tables(devices, benchmark_case, sizes, comms, options=options)
+        seconds = time.perf_counter() - t0
+        tables[label] = (built, clock)
+        # the speed ratio each table predicts at the 3:1:1 areas (truth: 3 by construction), no communication
+        ratio = [built[0].speed(cpm_areas[0], 0) / built[i].speed(cpm_areas[i], 0) for i in (1, 2)]
+        noise = [t.meta.get("median_sample_spread", float("nan")) for t in built]
+        cv = [float(np.std(t.table[:, :]) / np.mean(t.table)) for t in built]
+        table_rows.append((label, f"{seconds:.1f}", f"{ratio[0]:.2f} / {ratio[1]:.2f}",
+                           " / ".join(f"{v:.0%}" for v in cv),
+                           " / ".join("–" if np.isnan(v) or options.samples < 2 else f"{v:.0%}" for v in noise)))
+    runs = {}
+    for label in ("robust, CPU clock", "robust, wall clock"):
+        built, clock = tables[label]
+        for rep in range(reps if clock == "cpu" else max(1, reps // 2)):
+            for model in ("cpm", "fpm", "fpmc"):
+                result = run_heat(size, size, steps, devices, model=model, tables=None if model == "cpm" else built,
+                                  clock=clock)
+                entry = runs.setdefault((label, model), {"imbalance": [], "predicted": result.plan.imbalance,
+                                                         "areas": result.plan.rectangles.areas().tolist(),
+                                                         "makespan": []})
+                entry["imbalance"].append(result.trace.imbalance())
+                entry["makespan"].append(result.trace.makespan_s())
+    run_rows = [(label, model, e["areas"], f"{e['predicted']:.1%}", len(e["imbalance"]), _spread(e["imbalance"]),
+                 f"{np.median(e['makespan']):.2f}") for (label, model), e in runs.items()]
+    return (f"Heat {size}² × {steps} steps, devices fast : slow1 : slow2 = 3 : 1 : 1 (`ThrottledDevice(CPUDevice(1), "
+            f"3)` for the slow ones). Tables over w ∈ {list(sizes)}, c ∈ {list(comms)}.\n\n"
+            + table(("speed tables", "build s", "fast/slow speed at the 3:1:1 areas (truth 3)",
+                     "variation over the table (std/mean) fast / slow1 / slow2",
+                     "median sample spread (max−min)/median"), table_rows)
+            + "\n\n"
+            + table(("tables + run clock", "model", "areas", "predicted imbalance", "runs",
+                     "measured imbalance max/mean − 1: median [min–max]", "makespan s (median)"), run_rows))
 
 
 def heat_seed002(size: int, steps: int) -> str:
@@ -159,16 +217,21 @@ def heat_seed002(size: int, steps: int) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer random vectors, smaller heat runs")
+    parser.add_argument("--only", action="append", metavar="SECTION",
+                        help="run only this section (repeatable): grid-example, grid-random, grid-heat-throttled, "
+                             "grid-heat-seed002")
     args = parser.parse_args(argv)
     per_p = 20 if args.quick else 1000
-    heat_size, heat_steps = (1024, 20) if args.quick else (4096, 100)
+    heat_size, heat_steps, heat_reps = (1024, 20, 3) if args.quick else (4096, 100, 5)
     sections = {
         "grid-example": example_29,
         "grid-random": lambda: random_vectors(per_p),
-        "grid-heat-throttled": lambda: heat_throttled(heat_size, heat_steps),
+        "grid-heat-throttled": lambda: heat_throttled(heat_size, heat_steps, heat_reps),
         "grid-heat-seed002": lambda: heat_seed002(4096, 100),
     }
     for name, job in sections.items():
+        if args.only and name not in args.only:
+            continue
         t0 = time.perf_counter()
         text = job()
         print(f"## {name} ({time.perf_counter() - t0:.1f} s)\n{text}\n", flush=True)

@@ -31,12 +31,22 @@ def _heat_with_halo(current, out, r, send, receive):
     return heat_step(current, out, r)
 
 
+_BENCH_BLOCKS: dict = {}
+
+
 def benchmark_case(w: int, c: int):
-    """One heat iteration of w points exchanging c items: (kernels, args, Work) for `perfmodel.bench`."""
+    """One heat iteration of w points exchanging c items: (kernels, args, Work) for `perfmodel.bench`.
+
+    The block is √w × ⌈w/√w⌉ with its ghost ring; the arrays of the last workload are reused across its
+    communication sizes (allocating 10⁷-point arrays per table point would dominate the benchmark)."""
     side = max(1, int(np.sqrt(w)))
     height, width = side, max(1, -(-w // side))
-    current = np.random.default_rng(0).random((height + 2, width + 2))
-    args = (current, np.empty((height, width)), 0.2, np.ones(max(c, 0)), np.empty(max(c, 0)))
+    if w not in _BENCH_BLOCKS:
+        _BENCH_BLOCKS.clear()
+        current = np.random.default_rng(0).random((height + 2, width + 2))
+        _BENCH_BLOCKS[w] = (current, np.empty((height, width)))
+    current, out = _BENCH_BLOCKS[w]
+    args = (current, out, 0.2, np.ones(max(c, 0)), np.empty(max(c, 0)))
     work = Work(flops=HEAT_FLOPS_PER_POINT * w, bytes_in=8.0 * c, bytes_out=8.0 * c, workload="heat")
     return KernelSet(cpu=_heat_with_halo, name="heat_bench"), args, work
 
@@ -55,8 +65,11 @@ def device_speed(device) -> float:
     return float(getattr(device, "threads", 1))
 
 
-def speed_models(devices, model: str, tables=None, *, sizes=BENCH_SIZES, comms=BENCH_COMMS, repeats: int = 2):
-    """One speed model per device: constants for CPM, else the given tables or tables benchmarked now."""
+def speed_models(devices, model: str, tables=None, *, sizes=BENCH_SIZES, comms=BENCH_COMMS, options=None,
+                 repeats: int | None = None):
+    """One speed model per device: constants for CPM, else the given tables or tables benchmarked now
+    (`perfmodel.bench.build_tables`, interleaved over the devices, with `options`, a `BenchOptions`; the
+    default preset when None)."""
     devices = list(devices)
     if tables is not None:
         tables = list(tables)
@@ -65,9 +78,9 @@ def speed_models(devices, model: str, tables=None, *, sizes=BENCH_SIZES, comms=B
         return tables
     if model == "cpm":
         return [ConstantSpeed(device_speed(d)) for d in devices]
-    from apportion.perfmodel.bench import build_table
+    from apportion.perfmodel.bench import build_tables
 
-    return [build_table(d, benchmark_case, sizes, comms, repeats=repeats) for d in devices]
+    return build_tables(devices, benchmark_case, sizes, comms, options=options, repeats=repeats)
 
 
 @dataclass
@@ -91,11 +104,12 @@ def initial_condition(rows: int, cols: int, seed: int = 0) -> np.ndarray:
 
 def run_heat(rows: int, cols: int, steps: int, devices, *, model: str = "cpm", method: str = "nphp",
              r: float = 0.2, boundary: float = 0.0, tables=None, values: np.ndarray | None = None, seed: int = 0,
-             compute_values: bool = True) -> HeatResult:
+             compute_values: bool = True, clock: str = "wall") -> HeatResult:
     """Run `steps` explicit heat steps of a rows × cols grid on `devices` (a Platform or a list of devices).
 
     The partition comes from `balance_grid(rows, cols, speed_models(devices, model, tables), model, method)`.
     For simulated devices, `compute_values=False` skips the arithmetic and reports the model's times only.
+    `clock` ("wall" or "cpu", see `apportion.perfmodel.clock`) times the trace.
     """
     devices = list(devices)
     if steps < 0:
@@ -107,7 +121,7 @@ def run_heat(rows: int, cols: int, steps: int, devices, *, model: str = "cpm", m
     if u0.shape != (rows, cols):
         raise InputError(f"initial values have shape {u0.shape}, expected {(rows, cols)}")
     runtime = StencilRuntime(devices, plan.rectangles, u0 if compute_values else np.empty((0, 0)), boundary,
-                             compute_values=compute_values)
+                             compute_values=compute_values, clock=clock)
     areas = plan.rectangles.areas()
     try:
         trace = runtime.run(HEAT_KERNELS, lambda b: (b.data, b.scratch, r), steps,

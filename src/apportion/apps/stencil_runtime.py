@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from apportion.partitioning.grid.rectangles import Rectangles
+from apportion.perfmodel.clock import check_clock, timed_run
 
 
 @dataclass
@@ -116,7 +117,7 @@ class StencilRuntime:
     """Runs a 5-point stencil kernel over a platform's devices, one thread per device (bulk synchronous)."""
 
     def __init__(self, devices, rect: Rectangles, values: np.ndarray, boundary: float = 0.0, *,
-                 compute_values: bool = True, item_bytes: int = 8):
+                 compute_values: bool = True, item_bytes: int = 8, clock: str = "wall"):
         self.devices = list(devices)
         if len(self.devices) != rect.p:
             from apportion.errors import InputError
@@ -126,6 +127,7 @@ class StencilRuntime:
         self.simulated = bool(getattr(self.devices[0], "is_simulated", False))
         self.compute_values = compute_values or not self.simulated
         self.item_bytes = item_bytes
+        self.clock = check_clock(clock)
         self.blocks = make_blocks(rect, values, boundary) if self.compute_values else []
         self.by_device = [[b for b in self.blocks if b.owner == i] for i in range(rect.p)]
         items = np.zeros(rect.p, dtype=np.int64)
@@ -142,19 +144,20 @@ class StencilRuntime:
 
     # ------------------------------------------------------------------ phases
     def _exchange(self, i: int) -> float:
-        start = time.perf_counter()
+        now = time.thread_time if self.clock == "cpu" else time.perf_counter
+        start = now()
         for b in self.by_device[i]:
             for other, src, dst in b.receives:
                 b.data[dst] = other.data[src]
-        return time.perf_counter() - start
+        return now() - start
 
     def _compute(self, i: int, kernels, make_args) -> tuple[float, list]:
         device = self.devices[i]
         seconds = 0.0
         results = []
         for b in self.by_device[i]:
-            execution = device.run(kernels, *make_args(b))
-            seconds += execution.timing.total_s
+            execution, elapsed = timed_run(device, kernels, make_args(b), self.clock)
+            seconds += elapsed
             results.append((b, execution.result))
         return seconds, results
 

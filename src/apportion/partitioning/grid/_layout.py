@@ -19,27 +19,36 @@ Piece = tuple[int, int, int, int, int]
 def split_lengths(length: int, weights, minimum=None) -> list[int] | None:
     """Integer lengths ≥ `minimum` summing to `length`, proportional to `weights` (cumulative rounding).
 
-    Returns None when the minimums cannot fit.
+    Returns None when the minimums cannot fit. Plain Python on purpose: the lists are short (≤ p) and this
+    runs tens of thousands of times per partition batch, where NumPy's per-call overhead dominated.
     """
-    w = np.asarray(weights, dtype=np.float64)
-    k = len(w)
-    mins = np.ones(k, dtype=np.int64) if minimum is None else np.asarray(minimum, dtype=np.int64)
-    if int(mins.sum()) > length:
+    k = len(weights)
+    mins = [1] * k if minimum is None else [int(v) for v in minimum]
+    if sum(mins) > length:
         return None
-    bounds = np.rint(length * np.cumsum(w) / w.sum()).astype(np.int64)
-    bounds[-1] = length
-    sizes = np.diff(np.concatenate(([0], bounds)))
+    total = float(sum(weights))
+    sizes = [0] * k
+    previous, running = 0, 0.0
+    deficit = False
+    for i in range(k - 1):
+        running += weights[i]
+        bound = int(round(length * running / total))  # round half to even, as np.rint
+        size = bound - previous
+        sizes[i] = size
+        deficit = deficit or size < mins[i]
+        previous = bound
+    sizes[k - 1] = length - previous
+    if not deficit and sizes[k - 1] >= mins[k - 1]:
+        return sizes
     # Give parts below their minimum what they need, taken from the parts with the most to spare.
     while True:
-        short = np.flatnonzero(sizes < mins)
-        if short.size == 0:
-            break
-        i = short[0]
-        spare = sizes - mins
-        j = int(np.argmax(spare))
-        sizes[i] += 1
+        short = next((i for i in range(k) if sizes[i] < mins[i]), None)
+        if short is None:
+            return sizes
+        spare = [sizes[i] - mins[i] for i in range(k)]
+        j = max(range(k), key=spare.__getitem__)  # first index of the maximum, as argmax
+        sizes[short] += 1
         sizes[j] -= 1
-    return [int(s) for s in sizes]
 
 
 def cut_across_longer(region: Region) -> bool:

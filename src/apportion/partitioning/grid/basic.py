@@ -18,5 +18,5 @@ def basic_blocks(region: Region, procs: list[int], speeds) -> list[Piece]:
 def basic_rectangle(rows: int, cols: int, speeds) -> Rectangles:
     """The basic α × β rectangle partition of the whole grid (§3.3, Figure 3-3)."""
     rows, cols, s = check_grid_input(rows, cols, speeds)
-    pieces = basic_blocks((0, 0, rows, cols), list(range(len(s))), s)
+    pieces = basic_blocks((0, 0, rows, cols), list(range(len(s))), s.tolist())
     return rectangles_from_pieces(rows, cols, s, pieces, "basic")

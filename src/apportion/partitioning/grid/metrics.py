@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from apportion.partitioning.grid._metrics_kernels import owner_boundaries
+
 DEFAULT_SIGMA_S = 1e-3          # message latency, 1 ms (§3.5)
 DEFAULT_BANDWIDTH_BPS = 10e6    # 10 MB/s
 DEFAULT_ITEM_BYTES = 4          # one float
@@ -68,6 +70,15 @@ def shared_boundaries(rect) -> np.ndarray:
     return np.where(touch_lr, row_overlap, 0) + np.where(touch_tb, col_overlap, 0)
 
 
+def boundary_matrix(rect) -> np.ndarray:
+    """(p, p) int64 boundary length between every two processors (Numba kernel over piece pairs)."""
+    return owner_boundaries(np.ascontiguousarray(rect.owner, dtype=np.int64),
+                            np.ascontiguousarray(rect.row, dtype=np.int64),
+                            np.ascontiguousarray(rect.col, dtype=np.int64),
+                            np.ascontiguousarray(rect.height, dtype=np.int64),
+                            np.ascontiguousarray(rect.width, dtype=np.int64), rect.p)
+
+
 def comm_time(max_messages: int, data_items: int, sigma: float = DEFAULT_SIGMA_S,
               bandwidth: float = DEFAULT_BANDWIDTH_BPS, item_bytes: int = DEFAULT_ITEM_BYTES) -> float:
     """Modelled communication time per iteration, σ·max C_i + Σ M_i / bandwidth (eq. 3-8)."""
@@ -86,14 +97,8 @@ def grid_metrics(rect, *, sigma: float = DEFAULT_SIGMA_S, bandwidth: float = DEF
     if int(item_bytes) < 1:
         raise InputError(f"item bytes must be ≥ 1, got {item_bytes}")
     p = rect.p
-    shared = shared_boundaries(rect)
-    different = rect.owner[:, None] != rect.owner[None, :]
-    shared = np.where(different, shared, 0)
-    cut = int(shared.sum() // 2)
-    # Per-processor aggregation: boundary lengths between owners.
-    owner_matrix = np.zeros((p, p), dtype=np.int64)
-    np.add.at(owner_matrix, (np.repeat(rect.owner, rect.pieces), np.tile(rect.owner, rect.pieces)),
-              shared.reshape(-1))
+    owner_matrix = boundary_matrix(rect)
+    cut = int(owner_matrix.sum() // 2)
     items_sent = owner_matrix.sum(axis=1)
     messages = (owner_matrix > 0).sum(axis=1).astype(np.int64)
     areas = rect.areas()

@@ -71,5 +71,5 @@ def advanced_single_group_blocks(region: Region, procs: list[int], speeds) -> li
 def nphp(rows: int, cols: int, speeds) -> Rectangles:
     """NPHP (Algorithm 3-1): MGP over the speed groups, ASGP inside each group."""
     rows, cols, s = check_grid_input(rows, cols, speeds)
-    pieces = multi_group_blocks((0, 0, rows, cols), speed_groups(s), s, advanced_single_group_blocks)
+    pieces = multi_group_blocks((0, 0, rows, cols), speed_groups(s), s.tolist(), advanced_single_group_blocks)
     return rectangles_from_pieces(rows, cols, s, pieces, "nphp")

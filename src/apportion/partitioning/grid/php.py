@@ -11,5 +11,5 @@ from apportion.partitioning.grid.sgp import single_group_blocks
 def partial_homogeneous(rows: int, cols: int, speeds) -> Rectangles:
     """PHP: group processors of equal speed, split the groups by MGP, partition each group with SGP."""
     rows, cols, s = check_grid_input(rows, cols, speeds)
-    pieces = multi_group_blocks((0, 0, rows, cols), speed_groups(s), s, single_group_blocks)
+    pieces = multi_group_blocks((0, 0, rows, cols), speed_groups(s), s.tolist(), single_group_blocks)
     return rectangles_from_pieces(rows, cols, s, pieces, "php")

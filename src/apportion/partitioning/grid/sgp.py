@@ -25,5 +25,5 @@ def single_group_blocks(region: Region, procs: list[int], speeds) -> list[Piece]
 def single_group_partition(rows: int, cols: int, speeds) -> Rectangles:
     """SGP of the whole grid, treating all processors as one group (sizes still follow their speeds)."""
     rows, cols, s = check_grid_input(rows, cols, speeds)
-    pieces = single_group_blocks((0, 0, rows, cols), list(range(len(s))), s)
+    pieces = single_group_blocks((0, 0, rows, cols), list(range(len(s))), s.tolist())
     return rectangles_from_pieces(rows, cols, s, pieces, "sgp")

@@ -42,7 +42,7 @@ def contiguous_rows(rows: int, cols: int, speeds) -> Rectangles:
     rows, cols, s = check_grid_input(rows, cols, speeds)
     if len(s) > rows:
         raise InputError(f"method rows: {len(s)} processors but only {rows} rows")
-    pieces = strips((0, 0, rows, cols), list(range(len(s))), s, across_width=False)
+    pieces = strips((0, 0, rows, cols), list(range(len(s))), s.tolist(), across_width=False)
     return rectangles_from_pieces(rows, cols, s, pieces, "rows")
 
 
@@ -51,7 +51,7 @@ def contiguous_columns(rows: int, cols: int, speeds) -> Rectangles:
     rows, cols, s = check_grid_input(rows, cols, speeds)
     if len(s) > cols:
         raise InputError(f"method columns: {len(s)} processors but only {cols} columns")
-    pieces = strips((0, 0, rows, cols), list(range(len(s))), s, across_width=True)
+    pieces = strips((0, 0, rows, cols), list(range(len(s))), s.tolist(), across_width=True)
     return rectangles_from_pieces(rows, cols, s, pieces, "columns")
 
 
