@@ -7,7 +7,13 @@ fast (Numba kernels compile only when a subsystem is used).
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
+
+# Numba's OpenMP threading layer spins while idle by default, which steals cores from the other devices apportion
+# runs in threads beside it (and from other processes). Passive waiting costs little at apportion's region sizes.
+# Must be set before the OpenMP runtime starts; a user's own setting wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 __version__ = "0.1.0"
 
