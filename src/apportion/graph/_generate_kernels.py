@@ -193,7 +193,7 @@ def kronecker_pairs(scale, total, a, b, c, chunk_seeds, chunk):
 # Sweep-hull Delaunay triangulation (Sinclair, "S-hull", 2010): points are added in order of distance from a
 # seed triangle's circumcentre, so each new point lies outside the current convex hull; it is joined to the hull
 # edges it sees, and Lawson edge flips restore the empty-circle property. The hull is a doubly linked list with
-# an angular hash for finding a visible edge in O(1) expected time. Triangle t owns half-edges 3t, 3t+1, 3t+2
+# an angular hash (the idea of Mapbox's Delaunator) for finding a visible edge in O(1) expected time. Triangle t owns half-edges 3t, 3t+1, 3t+2
 # (counter-clockwise); half-edge h runs from tri_vertex[h] to the start of the next half-edge of its triangle,
 # and twin[h] is the opposite half-edge or -1 on the hull. Floating-point predicates are not exact, so the
 # caller verifies the result (`delaunay_is_valid`) and falls back to Qhull when it is not.
