@@ -14,7 +14,9 @@ import numpy as np
 
 from apportion.errors import InputError
 from apportion.partitioning.edge.balance import rebalance
-from apportion.partitioning.edge.options import METHOD_OPTIONS, METHODS, EdgePartitionOptions
+from apportion.partitioning.edge.metrics import copy_statistics
+from apportion.partitioning.edge.refine import refine_balanced
+from apportion.partitioning.edge.options import METHOD_OPTIONS, METHODS, REFINE_BY_DEFAULT, EdgePartitionOptions
 from apportion.partitioning.edge.result import EdgePartition, make_edge_partition
 from apportion.partitioning.edge.vertex_partitioner import VERTEX_PARTITIONERS
 
@@ -52,6 +54,13 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
         raise InputError(f"vertex_imbalance must be ≥ 0, got {opts.vertex_imbalance!r}")
     if not (isinstance(opts.lam, (int, float)) and math.isfinite(opts.lam) and opts.lam >= 0):
         raise InputError(f"lam (HDRF's λ) must be a finite number ≥ 0, got {opts.lam!r}")
+    if opts.refine is not None and not isinstance(opts.refine, (bool, np.bool_)):
+        raise InputError(f"refine must be True, False or None, got {opts.refine!r}")
+    if isinstance(opts.refine_passes, bool) or not isinstance(opts.refine_passes, (int, np.integer)) \
+            or opts.refine_passes < 0:
+        raise InputError(f"refine_passes must be an integer ≥ 0, got {opts.refine_passes!r}")
+    if opts.vertex_preset not in ("fast", "default", "strong"):
+        raise InputError(f"vertex_preset must be fast, default or strong, got {opts.vertex_preset!r}")
     if opts.threads is not None and not (isinstance(opts.threads, int) and opts.threads >= 1):
         raise InputError(f"threads must be a positive integer, got {opts.threads!r}")
     return opts
@@ -62,7 +71,8 @@ def _run(graph, k, imbalance, seed, method, opts) -> tuple[np.ndarray, dict]:
 
     if method == "spac":
         return spac.spac(graph, k, imbalance, seed, dominant_weight=int(opts.dominant_weight),
-                         vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance)
+                         vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance,
+                         vertex_preset=opts.vertex_preset)
     if method == "random":
         return streaming.random_edges(graph, k, imbalance, seed), {}
     if method == "dbh":
@@ -73,7 +83,8 @@ def _run(graph, k, imbalance, seed, method, opts) -> tuple[np.ndarray, dict]:
         return streaming.hdrf(graph, k, imbalance, seed, lam=float(opts.lam)), {"lambda": float(opts.lam)}
     if method in ("wvp-random", "wvp-greedy"):
         return wvp.wvp(graph, k, imbalance, seed, greedy=method == "wvp-greedy",
-                       vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance)
+                       vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance,
+                       vertex_preset=opts.vertex_preset)
     if method == "ne":
         return ne.neighbourhood_expansion(graph, k, imbalance, seed), {}
     from apportion.partitioning.edge.hypergraph import hypergraph_partition
@@ -97,7 +108,9 @@ def edge_partition(graph, k: int, *, method: str = "spac", imbalance: float = 0.
             an InputError.
 
     Returns an EdgePartition whose assignment lists the part of every edge in canonical order (graph.edges()).
-    details["balance_moves"] counts the edges the final balancing step moved.
+    details["balance_moves"] counts the edges the final balancing step moved. With refinement (option `refine`,
+    on by default for spac and ne) the method's result is first improved by group moves (refine.py);
+    details then carry copies_before_refine and the refinement's statistics.
     Raises InputError on bad arguments, UnavailableError when "hypergraph" lacks mtkahypar.
     """
     opts = _check(graph, k, imbalance, seed, method, options)
@@ -112,8 +125,16 @@ def edge_partition(graph, k: int, *, method: str = "spac", imbalance: float = 0.
     else:
         assignment, details = _run(graph, k, imbalance, seed, method, opts)
     u, v, _ = graph.edges()
+    details = dict(details)
+    refine = method in REFINE_BY_DEFAULT if opts.refine is None else bool(opts.refine)
+    if refine and k > 1 and graph.m > 0 and opts.refine_passes > 0:
+        before, _ = copy_statistics(u, v, assignment, graph.n, k)
+        assignment, stats = refine_balanced(u, v, assignment, graph.n, k, imbalance, seed=seed,
+                                            passes=int(opts.refine_passes))
+        details["copies_before_refine"] = int(before)
+        details.update(stats)
     assignment, moves = rebalance(u, v, assignment, graph.n, k, imbalance)
     elapsed = time.perf_counter() - start
-    details = dict(details)
+    details["refined"] = bool(refine)
     details["balance_moves"] = moves
     return make_edge_partition(graph, assignment, k, method, elapsed, details)

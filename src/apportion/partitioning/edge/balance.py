@@ -24,13 +24,15 @@ def rebalance(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: i
     (fewest new copies minus copies freed); after a move, the neighbouring edges that can follow for free
     follow, so moved edges form connected regions.
     """
-    return _rebalance(u, v, assignment, n, k, imbalance)
+    lower, upper = balanced_capacity(u.shape[0], k, imbalance)
+    return rebalance_within(u, v, assignment, n, k, lower, upper)
 
 
-def _rebalance(u, v, assignment, n, k, imbalance):
+def rebalance_within(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int, lower: int,
+                     upper: int) -> tuple[np.ndarray, int]:
+    """`rebalance` to explicit per-part bounds lower ≤ edges ≤ upper (needs k·lower ≤ m ≤ k·upper)."""
     m = u.shape[0]
     out = np.array(assignment, dtype=np.int32, copy=True)
-    lower, upper = balanced_capacity(m, k, imbalance)
     loads = np.bincount(out, minlength=k)
     if m == 0 or (loads.max() <= upper and loads.min() >= lower):
         return out, 0

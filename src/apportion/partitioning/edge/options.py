@@ -15,6 +15,10 @@ class EdgePartitionOptions:
     lam: HDRF's balance weight λ (default 1).
     threads: Mt-KaHyPar threads (None: all cores).
     preset: Mt-KaHyPar preset: default, quality, deterministic, large_k.
+    vertex_preset: preset of apportion's vertex partitioner for SPAC/WVP: "fast", "default", "strong".
+    refine: run the group-move refinement (refine.py) after the method: None = the method's default
+        (on for spac and ne, off for the others, which stay the published baselines).
+    refine_passes: label-propagation passes of each refinement round (default 6).
     """
 
     dominant_weight: int = 1000
@@ -23,19 +27,26 @@ class EdgePartitionOptions:
     lam: float = 1.0
     threads: int | None = None
     preset: str = "default"
+    vertex_preset: str = "default"
+    refine: bool | None = None
+    refine_passes: int = 6
 
+
+_REFINE = ("refine", "refine_passes")
 
 METHOD_OPTIONS: dict[str, tuple[str, ...]] = {
-    "spac": ("dominant_weight", "vertex_partitioner", "vertex_imbalance"),
-    "random": (),
-    "dbh": (),
-    "greedy": (),
-    "hdrf": ("lam",),
-    "wvp-random": ("vertex_partitioner", "vertex_imbalance"),
-    "wvp-greedy": ("vertex_partitioner", "vertex_imbalance"),
-    "ne": (),
-    "hypergraph": ("threads", "preset"),
+    "spac": ("dominant_weight", "vertex_partitioner", "vertex_imbalance", "vertex_preset") + _REFINE,
+    "random": _REFINE,
+    "dbh": _REFINE,
+    "greedy": _REFINE,
+    "hdrf": ("lam",) + _REFINE,
+    "wvp-random": ("vertex_partitioner", "vertex_imbalance", "vertex_preset") + _REFINE,
+    "wvp-greedy": ("vertex_partitioner", "vertex_imbalance", "vertex_preset") + _REFINE,
+    "ne": _REFINE,
+    "hypergraph": ("threads", "preset") + _REFINE,
 }
+
+REFINE_BY_DEFAULT = frozenset({"spac", "ne"})
 
 METHODS = tuple(METHOD_OPTIONS)
 OPTION_NAMES = tuple(f.name for f in fields(EdgePartitionOptions))

@@ -77,7 +77,8 @@ def transformed_cut(transformed: Graph, clone_part: np.ndarray, dominant_weight:
 
 
 def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = DOMINANT_WEIGHT,
-         vertex_partitioner: str = "apportion", vertex_imbalance: float | None = None) -> tuple[np.ndarray, dict]:
+         vertex_partitioner: str = "apportion", vertex_imbalance: float | None = None,
+         vertex_preset: str = "default") -> tuple[np.ndarray, dict]:
     """SPAC steps 1–3 (without the final balancing, which api.edge_partition applies to every method).
 
     `vertex_imbalance` is the imbalance allowed to the vertex partitioner on the transformed graph (default:
@@ -88,7 +89,8 @@ def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = D
     inc = edge_incidence(graph)
     transformed = split_and_connect(graph, dominant_weight, inc)
     eps = max(imbalance, 0.03) if vertex_imbalance is None else float(vertex_imbalance)
-    clone_part, used = partition_vertices(transformed, k, imbalance=eps, seed=seed, which=vertex_partitioner)
+    clone_part, used = partition_vertices(transformed, k, imbalance=eps, seed=seed, which=vertex_partitioner,
+                                          preset=vertex_preset)
     assignment, _ = reconstruct_kernel(clone_part, inc.upper_entries, inc.reverse, k)
     auxiliary_cut, dominant_cut = transformed_cut(transformed, clone_part, dominant_weight)
     copies_before, _ = copy_statistics(inc.u, inc.v, assignment, graph.n, k)

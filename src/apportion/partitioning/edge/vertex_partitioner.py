@@ -15,9 +15,11 @@ from apportion.errors import UnavailableError
 VERTEX_PARTITIONERS = ("apportion", "metis")
 
 
-def partition_vertices(graph, k: int, *, imbalance: float, seed: int, which: str = "apportion") -> tuple[np.ndarray, str]:
+def partition_vertices(graph, k: int, *, imbalance: float, seed: int, which: str = "apportion",
+                       preset: str = "default") -> tuple[np.ndarray, str]:
     """Balanced k-way vertex partition of `graph` (vertex and edge weights honoured).
 
+    `preset` is apportion.partition's preset ("fast", "default", "strong"); METIS ignores it.
     Returns (assignment int32 (n,), name of the partitioner that ran). The block weights stay within
     (1 + imbalance) of the average, as the partitioner guarantees.
     """
@@ -30,7 +32,15 @@ def partition_vertices(graph, k: int, *, imbalance: float, seed: int, which: str
         from apportion.partitioning.vertex.multilevel import partition
     except ModuleNotFoundError:  # pragma: no cover - only while the multilevel partitioner is being written
         return _metis(graph, k, imbalance, seed), "metis (stand-in: apportion.partition not available yet)"
-    result = partition(graph, k, imbalance=imbalance, seed=seed)
+    from apportion.errors import InputError
+
+    try:
+        result = partition(graph, k, imbalance=imbalance, seed=seed, preset=preset)
+    except InputError:
+        # coarse weights (a few heavy hubs) can make the least ε infeasible as a packing: widen it to a bound
+        # that greedy packing always meets (⌈W/k⌉ + the heaviest vertex), then the edge balancing restores ε
+        result = partition(graph, k, imbalance=max(imbalance, packable_imbalance(graph, k)), seed=seed,
+                           preset=preset)
     return np.asarray(result.assignment, dtype=np.int32), "apportion"
 
 
@@ -46,6 +56,15 @@ def feasible_imbalance(graph, k: int) -> float:
         return 0.0
     need = max(-(-total // k), int(weights.max()))
     return max(0.0, need / (total / k) - 1.0) + 1e-9
+
+
+def packable_imbalance(graph, k: int) -> float:
+    """An ε for which any greedy packing fits: block limit ⌈W/k⌉ + the heaviest vertex weight."""
+    weights = graph.vertex_weight_vector()
+    total = int(weights.sum())
+    if total == 0:
+        return 0.0
+    return (-(-total // k) + int(weights.max())) / (total / k) - 1.0 + 1e-9
 
 
 def _metis(graph, k: int, imbalance: float, seed: int) -> np.ndarray:

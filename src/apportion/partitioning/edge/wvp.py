@@ -17,12 +17,14 @@ from apportion.partitioning.edge.vertex_partitioner import partition_vertices
 
 
 def wvp(graph, k: int, imbalance: float, seed: int, *, greedy: bool,
-        vertex_partitioner: str = "apportion", vertex_imbalance: float | None = None) -> tuple[np.ndarray, dict]:
+        vertex_partitioner: str = "apportion", vertex_imbalance: float | None = None,
+        vertex_preset: str = "default") -> tuple[np.ndarray, dict]:
     """Return (assignment in canonical edge order, details)."""
     degrees = graph.degrees().astype(np.int64)
     weighted = graph.with_weights(vertex_weights=degrees)
     eps = max(imbalance, 0.01) if vertex_imbalance is None else float(vertex_imbalance)
-    part, used = partition_vertices(weighted, k, imbalance=eps, seed=seed, which=vertex_partitioner)
+    part, used = partition_vertices(weighted, k, imbalance=eps, seed=seed, which=vertex_partitioner,
+                                      preset=vertex_preset)
     u, v, _ = graph.edges()
     u = np.ascontiguousarray(u, dtype=np.int64)
     v = np.ascontiguousarray(v, dtype=np.int64)

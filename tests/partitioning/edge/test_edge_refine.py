@@ -1,0 +1,107 @@
+"""The group-move refinement: copies never increase, every edge keeps one part, balance bounds hold."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from apportion.graph.csr import Graph
+from apportion.graph.metrics import edge_partition_metrics
+from apportion.partitioning.edge.api import edge_partition
+from apportion.partitioning.edge.metrics import balanced_capacity, copy_statistics
+from apportion.partitioning.edge.refine import refine, refine_balanced, relaxed_capacity
+
+
+def _brute_copies(u, v, a, n):
+    parts = [set() for _ in range(n)]
+    for x, y, p in zip(u, v, a):
+        parts[x].add(int(p))
+        parts[y].add(int(p))
+    return sum(len(s) - 1 for s in parts if s)
+
+
+@st.composite
+def graphs_and_assignments(draw, max_n=25, max_k=6):
+    n = draw(st.integers(2, max_n))
+    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), min_size=1, max_size=80))
+    g = Graph.from_edges([a for a, _ in pairs], [b for _, b in pairs], n=n)
+    k = draw(st.integers(1, max_k))
+    a = np.array(draw(st.lists(st.integers(0, k - 1), min_size=g.m, max_size=g.m)), dtype=np.int32)
+    return g, k, a
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=graphs_and_assignments(), seed=st.integers(0, 3), slack=st.sampled_from([0, 1, 5]))
+def test_refine_never_increases_copies_and_keeps_bounds(case, seed, slack):
+    g, k, a = case
+    if g.m == 0:
+        return
+    u, v, _ = g.edges()
+    loads = np.bincount(a, minlength=k)
+    lower = max(0, int(loads.min()) - slack)
+    upper = int(loads.max()) + slack
+    out, gain, moved = refine(u, v, a, g.n, k, lower, upper, seed=seed)
+    assert out.shape == a.shape and out.min() >= 0 and out.max() < k        # every edge exactly one part
+    before = _brute_copies(u, v, a, g.n)
+    after = _brute_copies(u, v, out, g.n)
+    assert after <= before and before - after == gain                     # the gain is exact
+    assert moved >= int(np.count_nonzero(out != a))
+    new_loads = np.bincount(out, minlength=k)
+    assert new_loads.max() <= upper and new_loads.min() >= lower
+    again, _, _ = refine(u, v, a, g.n, k, lower, upper, seed=seed)
+    assert np.array_equal(out, again)                                     # deterministic for a seed
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=graphs_and_assignments(), eps=st.sampled_from([0.0, 0.05, 0.3]))
+def test_refine_balanced_reaches_requested_balance(case, eps):
+    g, k, a = case
+    if g.m < k:
+        return
+    u, v, _ = g.edges()
+    out, stats = refine_balanced(u, v, a, g.n, k, eps, seed=1)
+    lower, upper = balanced_capacity(g.m, k, eps)
+    loads = np.bincount(out, minlength=k)
+    assert loads.max() <= upper and loads.min() >= lower
+    assert out.shape == a.shape and out.min() >= 0
+    assert stats["refine_gain_relaxed"] >= 0 and stats["refine_gain_strict"] >= 0
+
+
+@settings(max_examples=50, deadline=None)
+@given(m=st.integers(1, 5000), k=st.integers(1, 64), eps=st.floats(0, 1), slack=st.floats(0, 0.2))
+def test_relaxed_capacity_contains_requested(m, k, eps, slack):
+    lower, upper = balanced_capacity(m, k, eps)
+    wl, wu = relaxed_capacity(m, k, eps, slack)
+    assert wl <= lower and wu >= upper and wl >= 0
+
+
+def test_refine_fixes_an_obvious_mistake():
+    # two disjoint triangles, one edge of the first placed with the second: moving it back removes 2 copies
+    g = Graph.from_edges([0, 1, 0, 3, 4, 3], [1, 2, 2, 4, 5, 5])
+    u, v, _ = g.edges()
+    a = np.zeros(g.m, dtype=np.int32)
+    first = (u <= 2)
+    a[~first] = 1
+    a[np.flatnonzero(first)[0]] = 1
+    assert _brute_copies(u, v, a, g.n) == 2
+    out, gain, _ = refine(u, v, a, g.n, 2, 0, g.m, seed=0)
+    assert gain == 2 and _brute_copies(u, v, out, g.n) == 0
+
+
+@pytest.mark.parametrize("method", ["spac", "ne", "hdrf"])
+def test_refine_option_improves_or_keeps_and_matches_reference(method):
+    from apportion import generate
+
+    g = generate("ba", 400, seed=3, m_attach=3)
+    plain = edge_partition(g, 4, method=method, seed=0, refine=False)
+    refined = edge_partition(g, 4, method=method, seed=0, refine=True)
+    assert refined.details["refined"] and not plain.details["refined"]
+    assert refined.vertex_copies <= refined.details["copies_before_refine"] + refined.details["balance_moves"] * 2
+    reference = edge_partition_metrics(g, refined.assignment, k=4)
+    assert reference.vertex_copies == refined.vertex_copies
+    assert list(refined.edges_per_part) == list(np.bincount(refined.assignment, minlength=4))
+    assert refined.edges_per_part.max() - refined.edges_per_part.min() <= 1
+    u, v, _ = g.edges()
+    assert copy_statistics(u, v, refined.assignment, g.n, 4)[0] == _brute_copies(u, v, refined.assignment, g.n)
