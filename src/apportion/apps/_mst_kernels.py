@@ -10,18 +10,19 @@ An edge whose two ends are equal lies inside one component and is skipped everyw
 up (they may be stale), so components whose trees are finished can drop out of the numbering.
 
 Round 1 runs straight on the CSR arrays: every vertex's lightest incident edge is a segmented arg-min over its
-neighbour list (conflict-free). Later rounds work on a contracted edge list whose ends are component ids; the
-per-component arg-min there is a scatter-min that each chunk does into its own row, then a reduction, so no
+neighbour list (conflict-free). Later rounds work on a contracted edge list whose ends are component ids, kept
+in the pieces round 1 wrote it in and compacted in place piece by piece (no allocation after round 1); the
+per-component arg-min there is a scatter-min that each thread does into its own row, then a reduction, so no
 atomics are needed.
 
-Parallel kernels take `chunks`, the number of pieces their loops are cut into (the caller passes the thread
-count). With `chunks == 1` they run the same range helpers straight in the calling thread and never open a
-parallel region: on small inputs, and on cores shared with other processes, a parallel launch costs more than
-the work.
+Parallel kernels take pieces (vertex or edge ranges) that Numba hands to threads dynamically. With a single
+piece they run the same range helpers straight in the calling thread and never open a parallel region: on small
+inputs, and on cores shared with other processes, a parallel launch costs more than the work.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -196,8 +197,9 @@ def _fill_cross_upper(indptr, indices, weights, has_weights, label, first, last,
 def contract_csr_edges(indptr, indices, weights, has_weights, label, bounds):
     """Edges of the graph between different components after round 1, with ends renamed to components.
 
-    Returns (end_a, end_b, weight, key) arrays: each undirected edge once (from its smaller end), in CSR order,
-    keyed by its canonical key so that ties still break by the original edge id.
+    Returns (end_a, end_b, weight, key, offsets): each undirected edge once (from its smaller end), in CSR
+    order, keyed by its canonical key so that ties still break by the original edge id; piece t of `bounds`
+    wrote positions offsets[t]..offsets[t+1]-1 (the pieces of the edge list in later rounds).
     """
     chunks = bounds.shape[0] - 1
     offsets = np.zeros(chunks + 1, dtype=np.int64)
@@ -219,7 +221,7 @@ def contract_csr_edges(indptr, indices, weights, has_weights, label, bounds):
         for t in prange(chunks):
             _fill_cross_upper(indptr, indices, weights, has_weights, label, bounds[t], bounds[t + 1], offsets[t],
                               end_a, end_b, ws, keys)
-    return end_a, end_b, ws, keys
+    return end_a, end_b, ws, keys, offsets
 
 
 # ------------------------------------------------------------------------------------ later rounds (edge list)
@@ -243,24 +245,28 @@ def _scatter_lightest(end_a, end_b, ws, keys, row, first, last):
 
 
 @njit(cache=True, nogil=True, parallel=_prange_only())
-def lightest_edge_per_component(end_a, end_b, ws, keys, components, chunks):
+def lightest_edge_per_component(end_a, end_b, ws, keys, piece_start, piece_length, components, threads):
     """Scatter arg-min: for every component the index of its lightest outgoing edge (-1 if none).
 
-    Each chunk of edges writes into its own row, then rows are reduced per component; no atomics, and the
-    strict (weight, key) order makes the answer independent of the chunking.
+    The edge list is cut into pieces; piece t holds its live edges at piece_start[t] .. + piece_length[t].
+    Pieces are handed to threads dynamically and each thread scatters into its own row; the rows are then
+    reduced per component. No atomics, and the strict (weight, key) order makes the answer independent of which
+    thread took which piece. `threads` must be Numba's current thread count.
     """
-    count = end_a.shape[0]
-    rows = np.full((chunks, components), -1, dtype=np.int64)
-    if chunks == 1:
-        _scatter_lightest(end_a, end_b, ws, keys, rows[0], 0, count)
+    pieces = piece_length.shape[0]
+    rows = np.full((threads, components), -1, dtype=np.int64)
+    if threads == 1:
+        for t in range(pieces):
+            _scatter_lightest(end_a, end_b, ws, keys, rows[0], piece_start[t], piece_start[t] + piece_length[t])
         return rows[0]
-    for t in prange(chunks):
-        _scatter_lightest(end_a, end_b, ws, keys, rows[t], (count * t) // chunks, (count * (t + 1)) // chunks)
+    for t in prange(pieces):
+        _scatter_lightest(end_a, end_b, ws, keys, rows[numba.get_thread_id()], piece_start[t],
+                          piece_start[t] + piece_length[t])
     best = np.empty(components, dtype=np.int64)
     for c in prange(components):
         chosen = rows[0, c]
-        for t in range(1, chunks):
-            j = rows[t, c]
+        for r in range(1, threads):
+            j = rows[r, c]
             if j >= 0 and (chosen < 0 or _lighter(ws[j], keys[j], ws[chosen], keys[chosen])):
                 chosen = j
         best[c] = chosen
@@ -292,15 +298,6 @@ def merge_components(end_a, end_b, ws, keys, best):
 
 
 @njit(cache=True, nogil=True)
-def _count_cross(end_a, end_b, label, first, last):
-    kept = 0
-    for i in range(first, last):
-        if end_a[i] != end_b[i] and label[end_a[i]] != label[end_b[i]]:
-            kept += 1
-    return kept
-
-
-@njit(cache=True, nogil=True)
 def _fill_cross(end_a, end_b, ws, keys, label, first, last, k, new_a, new_b, new_ws, new_keys):
     """Copy the edges of first..last-1 that cross components, renamed, to positions k, k+1, ...; returns the
     next free position. May run in place (new_* the same arrays as the inputs, k <= first)."""
@@ -318,44 +315,34 @@ def _fill_cross(end_a, end_b, ws, keys, label, first, last, k, new_a, new_b, new
     return k
 
 
-@njit(cache=True, nogil=True)
-def _relabel_range(end_a, end_b, label, first, last):
-    for i in range(first, last):
-        if end_a[i] != end_b[i]:
-            end_a[i] = label[end_a[i]]
-            end_b[i] = label[end_b[i]]
-
-
 @njit(cache=True, nogil=True, parallel=_prange_only())
-def contract_edge_list(end_a, end_b, ws, keys, label, chunks):
-    """Rename edge ends to the new components and drop the edges that now lie inside one (order kept).
+def contract_pieces(end_a, end_b, ws, keys, piece_start, piece_length, label):
+    """Rename edge ends to the new components and drop the edges that now lie inside one, each piece compacted
+    in place (parallel over pieces, no allocation, order kept). Updates piece_length; returns the edges left."""
+    pieces = piece_length.shape[0]
+    for t in prange(pieces):
+        first = piece_start[t]
+        piece_length[t] = _fill_cross(end_a, end_b, ws, keys, label, first, first + piece_length[t], first,
+                                      end_a, end_b, ws, keys) - first
+    total = 0
+    for t in range(pieces):
+        total += piece_length[t]
+    return total
 
-    When fewer than a quarter of the edges became internal, the ends are renamed in place and the internal
-    edges stay (with equal ends, skipped by the arg-min) until a later round drops them: copying the whole list
-    to shed a few edges costs more than skipping them. The input arrays must be private to the caller.
-    """
-    count = end_a.shape[0]
-    if chunks == 1:
-        kept = _fill_cross(end_a, end_b, ws, keys, label, 0, count, 0, end_a, end_b, ws, keys)
-        return end_a[:kept], end_b[:kept], ws[:kept], keys[:kept]
-    offsets = np.zeros(chunks + 1, dtype=np.int64)
-    for t in prange(chunks):
-        offsets[t + 1] = _count_cross(end_a, end_b, label, (count * t) // chunks, (count * (t + 1)) // chunks)
-    for t in range(chunks):
-        offsets[t + 1] += offsets[t]
-    total = offsets[chunks]
-    if 4 * total > 3 * count:
-        for t in prange(chunks):
-            _relabel_range(end_a, end_b, label, (count * t) // chunks, (count * (t + 1)) // chunks)
-        return end_a, end_b, ws, keys
-    new_a = np.empty(total, dtype=end_a.dtype)
-    new_b = np.empty(total, dtype=end_a.dtype)
-    new_ws = np.empty(total, dtype=np.int64)
-    new_keys = np.empty(total, dtype=np.int64)
-    for t in prange(chunks):
-        _fill_cross(end_a, end_b, ws, keys, label, (count * t) // chunks, (count * (t + 1)) // chunks, offsets[t],
-                    new_a, new_b, new_ws, new_keys)
-    return new_a, new_b, new_ws, new_keys
+
+@njit(cache=True, nogil=True)
+def gather_pieces(end_a, end_b, ws, keys, piece_start, piece_length):
+    """Move the pieces' live edges to the front of the arrays (in order); returns their number."""
+    k = 0
+    for t in range(piece_length.shape[0]):
+        first = piece_start[t]
+        for i in range(first, first + piece_length[t]):
+            end_a[k] = end_a[i]
+            end_b[k] = end_b[i]
+            ws[k] = ws[i]
+            keys[k] = keys[i]
+            k += 1
+    return k
 
 
 @njit(cache=True, nogil=True)

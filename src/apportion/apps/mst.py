@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
 
+import numba
 import numpy as np
 
 from apportion.apps import _mst_kernels as kernels
@@ -34,6 +35,9 @@ __all__ = ["SpanningForest", "mst"]
 #: processes.
 PARALLEL_MIN_ENTRIES = 1 << 19
 SERIAL_FINISH_EDGES = 1 << 18
+#: Loops over edges are cut into this many pieces per thread and handed out dynamically (Numba chunk size 1),
+#: so that a thread the OS deschedules delays only its current piece, not a whole 1/threads of the work.
+PIECES_PER_THREAD = 8
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,7 +120,12 @@ def mst(graph: Graph, *, threads: int | None = None) -> SpanningForest:
         raise InputError(f"mst needs an apportion.Graph, got {type(graph).__name__}")
     with numba_threads(threads) as thread_count:
         start = time.perf_counter()
-        keys, weights, rounds = _boruvka(graph, max(1, thread_count))
+        previous_chunksize = numba.get_parallel_chunksize()
+        numba.set_parallel_chunksize(1)
+        try:
+            keys, weights, rounds = _boruvka(graph, max(1, thread_count))
+        finally:
+            numba.set_parallel_chunksize(previous_chunksize)
         u, v, w = kernels.sort_by_key(keys, weights, max(graph.n, 1))
         elapsed = time.perf_counter() - start
     return SpanningForest(u=u, v=v, weights=w, total_weight=int(w.sum()), components=graph.n - int(u.shape[0]),
@@ -134,25 +143,32 @@ def _boruvka(graph: Graph, threads: int) -> tuple[np.ndarray, np.ndarray, int]:
     weights = graph.edge_weights if has_weights else np.ones(1, dtype=np.int64)
 
     # Round 1 on the CSR arrays: every vertex is its own component.
-    bounds = kernels.vertex_chunks(indptr, threads if indices.shape[0] >= PARALLEL_MIN_ENTRIES else 1)
+    pieces = PIECES_PER_THREAD * threads if threads > 1 else 1
+    bounds = kernels.vertex_chunks(indptr, pieces if indices.shape[0] >= PARALLEL_MIN_ENTRIES else 1)
     best = kernels.lightest_incident_edge(indptr, indices, weights, has_weights, bounds)
     label, components, keys, ws = kernels.merge_vertices(indices, weights, has_weights, best)
     forest_keys, forest_ws = [keys], [ws]
-    end_a, end_b, edge_ws, edge_keys = kernels.contract_csr_edges(indptr, indices, weights, has_weights, label,
-                                                                  bounds)
+    end_a, end_b, edge_ws, edge_keys, offsets = kernels.contract_csr_edges(indptr, indices, weights, has_weights,
+                                                                           label, bounds)
     rounds = 1
-    # Later rounds on the contracted edge list (components as vertices, parallel edges kept), in parallel
-    # while the list is long enough to pay for a parallel launch, then serially in one call.
-    while end_a.shape[0] >= SERIAL_FINISH_EDGES and threads > 1 and components > 0:
-        best = kernels.lightest_edge_per_component(end_a, end_b, edge_ws, edge_keys, components, threads)
+    # Later rounds on the contracted edge list (components as vertices, parallel edges kept), kept in the pieces
+    # round 1 wrote and compacted in place, in parallel while enough edges cross components to pay for the
+    # parallel launches; then the rest serially in one call.
+    piece_start = offsets[:-1].copy()
+    piece_length = np.diff(offsets)
+    remaining = int(offsets[-1])
+    while remaining >= SERIAL_FINISH_EDGES and threads > 1 and components > 0:
+        best = kernels.lightest_edge_per_component(end_a, end_b, edge_ws, edge_keys, piece_start, piece_length,
+                                                   components, threads)
         label, components, keys, ws = kernels.merge_components(end_a, end_b, edge_ws, edge_keys, best)
         forest_keys.append(keys)
         forest_ws.append(ws)
-        end_a, end_b, edge_ws, edge_keys = kernels.contract_edge_list(end_a, end_b, edge_ws, edge_keys, label,
-                                                                      threads)
+        remaining = int(kernels.contract_pieces(end_a, end_b, edge_ws, edge_keys, piece_start, piece_length, label))
         rounds += 1
-    if end_a.shape[0] > 0 and components > 0:
-        keys, ws, more = kernels.finish_serially(end_a, end_b, edge_ws, edge_keys, components)
+    if remaining > 0 and components > 0:
+        count = kernels.gather_pieces(end_a, end_b, edge_ws, edge_keys, piece_start, piece_length)
+        keys, ws, more = kernels.finish_serially(end_a[:count], end_b[:count], edge_ws[:count], edge_keys[:count],
+                                                 components)
         forest_keys.append(keys)
         forest_ws.append(ws)
         rounds += more
