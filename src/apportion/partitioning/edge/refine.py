@@ -7,11 +7,15 @@ The exact change (gain) of such a group move is cheap to evaluate from the per-v
 order and applies every move of positive gain that keeps the parts within the balance bounds — the
 vertex-centric counterpart of the boundary label-propagation refinement of multilevel vertex partitioners
 (seed 000 ch. 4.3.4), applied to the copy objective of seed 001 Definition 3.1 (the "connectivity − 1" of the
-hypergraph whose nets are the vertices). Copies never increase.
+hypergraph whose nets are the vertices). A group may also be split, each edge going to its own part among
+those already holding x. Then *region moves* (FM-like, with rollback): starting from a vertex's smallest
+group, move the groups of the vertices reached breadth-first from p to q even at a temporary loss, and keep
+the best prefix — this crosses the zero-gain plateaus (e.g. smoothing a mesh boundary) that single group
+moves cannot. Copies never increase.
 
-`refine_balanced` is what `edge_partition(..., refine=True)` runs after a method: refine within relaxed
-bounds (±`slack` of the average), restore the requested balance with the copy-aware balancing step
-(balance.py), and refine again within the requested bounds.
+`refine_balanced` is what `edge_partition(..., refine=True)` runs after a method, twice by default: refine
+within relaxed bounds (±`slack` of the average; group and region moves), restore the requested balance with
+the copy-aware balancing step (balance.py), and refine again within the requested bounds.
 """
 
 from __future__ import annotations
@@ -19,16 +23,21 @@ from __future__ import annotations
 import numpy as np
 
 from apportion.partitioning.edge._part_sets import build_part_sets, slot_offsets
-from apportion.partitioning.edge._refine_kernels import refine_kernel
+from apportion.partitioning.edge._refine_kernels import refine_kernel, region_kernel
 from apportion.partitioning.edge.balance import _incidence_lists, rebalance_within
 from apportion.partitioning.edge.metrics import balanced_capacity
 
 DEFAULT_PASSES = 6
 DEFAULT_SLACK = 0.03
+DEFAULT_ROUNDS = 2
+REGION_PATIENCE = 16
+REGION_STEPS = 256
+REGION_HUB_FACTOR = 8   # region search skips vertices of degree above this many times the average (at least 64)
 
 
 def refine(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int, lower: int, upper: int, *,
-           seed: int = 0, passes: int = DEFAULT_PASSES, balance_moves: bool = False) -> tuple[np.ndarray, int, int]:
+           seed: int = 0, passes: int = DEFAULT_PASSES, balance_moves: bool = False,
+           regions: bool = False) -> tuple[np.ndarray, int, int]:
     """Return (refined assignment, copies removed, edges moved); `assignment` itself is not modified.
 
     Contract: every edge keeps exactly one part in 0..k−1; the copies Σ(p_v − 1) never increase (they drop
@@ -54,6 +63,18 @@ def refine(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int,
     gain, moved = refine_kernel(u64, v64, out, k, int(lower), int(upper), slot_ptr, slot_part, slot_count, fill,
                                 indptr, targets, edge_of_entry, order, int(passes), max_group, min_pass_gain,
                                 bool(balance_moves))
+    if regions:
+        more, more_moved = region_kernel(u64, v64, out, k, int(lower), int(upper), slot_ptr, slot_part, slot_count,
+                                         fill, indptr, targets, edge_of_entry, order, max_group, REGION_PATIENCE,
+                                         REGION_STEPS, max(64, int(REGION_HUB_FACTOR * 2 * m / max(n, 1))))
+        gain += more
+        moved += more_moved
+        if more > 0:
+            again, again_moved = refine_kernel(u64, v64, out, k, int(lower), int(upper), slot_ptr, slot_part,
+                                               slot_count, fill, indptr, targets, edge_of_entry, order, int(passes),
+                                               max_group, min_pass_gain, False)
+            gain += again
+            moved += again_moved
     return out, int(gain), int(moved)
 
 
@@ -66,8 +87,10 @@ def relaxed_capacity(m: int, k: int, imbalance: float, slack: float) -> tuple[in
 
 
 def refine_balanced(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int, imbalance: float, *,
-                    seed: int = 0, passes: int = DEFAULT_PASSES, slack: float = DEFAULT_SLACK) -> tuple[np.ndarray, dict]:
-    """Refine, then balance to `imbalance`, then refine within the exact bounds; returns (assignment, stats).
+                    seed: int = 0, passes: int = DEFAULT_PASSES, slack: float = DEFAULT_SLACK,
+                    regions: bool = True, rounds: int = DEFAULT_ROUNDS) -> tuple[np.ndarray, dict]:
+    """`rounds` times: refine within relaxed bounds (group moves, then region moves with rollback when
+    `regions`), balance to `imbalance`, refine within the requested bounds. Returns (assignment, stats).
 
     The result satisfies balanced_capacity(m, k, imbalance) whatever the input. stats: copies removed by the
     relaxed and the strict refinement and edges moved in all (`refine_gain_relaxed`, `refine_gain_strict`,
@@ -76,11 +99,17 @@ def refine_balanced(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int
     m = u.shape[0]
     lower, upper = balanced_capacity(m, k, imbalance)
     wide_lower, wide_upper = relaxed_capacity(m, k, imbalance, slack)
-    out, moves_a = rebalance_within(u, v, assignment, n, k, wide_lower, wide_upper)
-    out, gain_relaxed, moved_relaxed = refine(u, v, out, n, k, wide_lower, wide_upper, seed=seed, passes=passes,
-                                              balance_moves=True)
-    out, moves_b = rebalance_within(u, v, out, n, k, lower, upper)
-    out, gain_strict, moved_strict = refine(u, v, out, n, k, lower, upper, seed=seed + 1, passes=passes)
-    stats = {"refine_gain_relaxed": gain_relaxed, "refine_gain_strict": gain_strict,
-             "refine_moves": moved_relaxed + moved_strict, "refine_balance_moves": moves_a + moves_b}
-    return out, stats
+    out = assignment
+    stats = {"refine_gain_relaxed": 0, "refine_gain_strict": 0, "refine_moves": 0, "refine_balance_moves": 0}
+    for r in range(max(1, rounds)):
+        out, moves_a = rebalance_within(u, v, out, n, k, wide_lower, wide_upper)
+        out, gain_relaxed, moved_relaxed = refine(u, v, out, n, k, wide_lower, wide_upper, seed=seed + 2 * r,
+                                                  passes=passes, balance_moves=True, regions=regions)
+        out, moves_b = rebalance_within(u, v, out, n, k, lower, upper)
+        out, gain_strict, moved_strict = refine(u, v, out, n, k, lower, upper, seed=seed + 2 * r + 1,
+                                                passes=passes)
+        stats["refine_gain_relaxed"] += gain_relaxed
+        stats["refine_gain_strict"] += gain_strict
+        stats["refine_moves"] += moved_relaxed + moved_strict
+        stats["refine_balance_moves"] += moves_a + moves_b
+    return np.array(out, dtype=np.int32, copy=True), stats

@@ -6,7 +6,8 @@
    experiments use, footnote 2). The transformed graph has exactly 2m vertices.
 2. A balanced k-way vertex partition of the transformed graph (apportion's own partitioner; METIS optional).
 3. Ω (Definition 3.3): edge e goes to the part holding both clones of its dominant edge; a cut dominant edge
-   goes to the lighter of its two parts. Then exact edge balance is restored (balance.py).
+   goes to the lighter of its two parts (paper), or by default to the part creating fewer new copies. Then
+   the group-move refinement (refine.py) and exact edge balance (balance.py).
 
 Theorem 3.4: the copies after step 3 (before balancing) never exceed the number of transformed edges cut in
 step 2; `details` reports both so the guarantee can be checked.
@@ -20,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from apportion.graph.csr import Graph
-from apportion.partitioning.edge._spac_kernels import reconstruct_kernel
+from apportion.partitioning.edge._part_sets import slot_offsets
+from apportion.partitioning.edge._spac_kernels import reconstruct_copy_aware_kernel, reconstruct_kernel
 from apportion.partitioning.edge.incidence import EdgeIncidence, edge_incidence
 from apportion.partitioning.edge.metrics import copy_statistics
 from apportion.partitioning.edge.vertex_partitioner import partition_vertices
@@ -78,11 +80,13 @@ def transformed_cut(transformed: Graph, clone_part: np.ndarray, dominant_weight:
 
 def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = DOMINANT_WEIGHT,
          vertex_partitioner: str = "apportion", vertex_imbalance: float | None = None,
-         vertex_preset: str = "default") -> tuple[np.ndarray, dict]:
+         vertex_preset: str = "default", copy_aware: bool = True) -> tuple[np.ndarray, dict]:
     """SPAC steps 1–3 (without the final balancing, which api.edge_partition applies to every method).
 
     `vertex_imbalance` is the imbalance allowed to the vertex partitioner on the transformed graph (default:
     max(imbalance, 0.03) — a little slack lets it find a smaller cut; balancing then moves few edges).
+    `copy_aware` (default) gives a cut dominant edge to the candidate part that already holds more of its
+    endpoints (fewer new copies), the lighter part on a tie; False is the paper's rule (the lighter part).
     Returns (assignment in canonical edge order, details with the transformed graph's cut and the
     pre-balance copies, for Theorem 3.4).
     """
@@ -91,7 +95,12 @@ def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = D
     eps = max(imbalance, 0.03) if vertex_imbalance is None else float(vertex_imbalance)
     clone_part, used = partition_vertices(transformed, k, imbalance=eps, seed=seed, which=vertex_partitioner,
                                           preset=vertex_preset)
-    assignment, _ = reconstruct_kernel(clone_part, inc.upper_entries, inc.reverse, k)
+    if copy_aware:
+        slot_ptr = slot_offsets(graph.degrees().astype(np.int64), k)
+        assignment, _ = reconstruct_copy_aware_kernel(clone_part, inc.upper_entries, inc.reverse, inc.u, inc.v, k,
+                                                      slot_ptr)
+    else:
+        assignment, _ = reconstruct_kernel(clone_part, inc.upper_entries, inc.reverse, k)
     auxiliary_cut, dominant_cut = transformed_cut(transformed, clone_part, dominant_weight)
     copies_before, _ = copy_statistics(inc.u, inc.v, assignment, graph.n, k)
     details = {
