@@ -60,6 +60,31 @@ def example_29() -> str:
 RATIO_METHODS = ("basic", "sgp", "php", "nphp", "best")
 
 
+def losing_groups(n: int, speeds) -> list[int]:
+    """Sizes of the speed groups whose ASGP layout (NPHP) has a longer half-perimeter than SGP's (PHP) in the
+    region MGP gives the group (the same region in both: MGP does not depend on the single-group method)."""
+    from apportion.partitioning.grid._layout import speed_groups
+    from apportion.partitioning.grid.mgp import multi_group_blocks
+    from apportion.partitioning.grid.nphp import advanced_single_group_blocks
+    from apportion.partitioning.grid.sgp import single_group_blocks
+
+    regions = []
+
+    def record(region, procs, s):
+        regions.append((region, len(procs)))
+        return single_group_blocks(region, procs, s)
+
+    multi_group_blocks((0, 0, n, n), speed_groups(np.asarray(speeds, dtype=float)), list(map(float, speeds)), record)
+    out = []
+    for region, k in regions:
+        ones = [1.0] * k
+        sgp = sum(h + w for *_, h, w in single_group_blocks(region, list(range(k)), ones))
+        asgp = sum(h + w for *_, h, w in advanced_single_group_blocks(region, list(range(k)), ones))
+        if asgp > sgp:
+            out.append(k)
+    return out
+
+
 def random_vectors_for_p(p: int, per_p: int, seed: int = 0, n: int = 1000) -> dict:
     """`per_p` random integer speed vectors (1–8) of length p on an n × n grid: NPHP vs PHP counts, cut over
     the cut lower bound per method, `best` violations, and the losing vectors (for the write-up)."""
@@ -81,7 +106,7 @@ def random_vectors_for_p(p: int, per_p: int, seed: int = 0, n: int = 1000) -> di
             out["ties"] += 1
         else:
             out["losses"] += 1
-            out["losses_detail"].append((p, a - b, speeds.astype(int).tolist()))
+            out["losses_detail"].append((p, a - b, speeds.astype(int).tolist(), losing_groups(n, speeds)))
         if any(results["best"].comm_time_s > m.comm_time_s + 1e-12 for m in results.values()):
             out["best_violations"] += 1
     return out
@@ -102,9 +127,11 @@ def random_vectors(per_p: int, seed: int = 0, workers: int | None = None) -> str
     ratios = {m: np.concatenate([part["ratios"][m] for part in parts]) for m in RATIO_METHODS}
     loss_detail = [d for part in parts for d in part["losses_detail"]]
     total = wins + ties + losses
-    by_p = {}
-    for p, extra, _ in loss_detail:
+    by_p, by_group = {}, {}
+    for p, extra, _, groups in loss_detail:
         by_p.setdefault(p, []).append(extra)
+        for k in (groups or [0]):
+            by_group[k] = by_group.get(k, 0) + 1
     out = [f"{total} random speed vectors (p = 2…64, {per_p} per p, integer speeds 1–8 uniform, {n}×{n} grid).", "",
            table(("NPHP vs PHP (data items)", "count", "share"),
                  [("NPHP fewer (wins)", wins, f"{wins / total:.1%}"), ("equal (ties)", ties, f"{ties / total:.1%}"),
@@ -116,8 +143,47 @@ def random_vectors(per_p: int, seed: int = 0, workers: int | None = None) -> str
     if loss_detail:
         out += ["", "NPHP losses by p (count, median extra data items): "
                 + ", ".join(f"p={p}: {len(v)} ({int(np.median(v))})" for p, v in sorted(by_p.items())),
-                "", "First losing vectors: " + "; ".join(f"p={p} +{d} items: {sp}" for p, d, sp in loss_detail[:3])]
+                "", "Size k of the homogeneous group whose ASGP layout is longer than SGP's in the losing vectors "
+                    "(0: none — the loss comes from rounding elsewhere): "
+                + ", ".join(f"k={k}: {c}" for k, c in sorted(by_group.items())),
+                "", "First losing vectors: " + "; ".join(f"p={p} +{d} items: {sp}" for p, d, sp, _ in loss_detail[:3])]
     return "\n".join(out)
+
+
+def asgp_vs_sgp(side: int = 4000) -> str:
+    """Section grid-asgp: where ASGP (NPHP's single-group step) cuts more than SGP (PHP's), for one homogeneous
+    group of k processors in an x × y region (x ≤ y), scanning k = 2..64 and x/y = 0.05..1 in steps of 0.01."""
+    from apportion.partitioning.grid._layout import factor_pair
+    from apportion.partitioning.grid.nphp import advanced_single_group_blocks, square_threshold
+    from apportion.partitioning.grid.sgp import single_group_blocks
+    import math
+
+    def half_perimeters(pieces):
+        return sum(h + w for _, _, _, h, w in pieces)
+
+    rows = []
+    for k in range(2, 65):
+        speeds = [1.0] * k
+        procs = list(range(k))
+        losing, worst = [], 0.0
+        for ratio in np.round(np.arange(0.05, 1.0001, 0.01), 2):
+            region = (0, 0, int(round(ratio * side)), side)
+            sgp = half_perimeters(single_group_blocks(region, procs, speeds))
+            asgp = half_perimeters(advanced_single_group_blocks(region, procs, speeds))
+            if asgp > sgp:
+                losing.append(float(ratio))
+                worst = max(worst, asgp / sgp - 1)
+        if losing:
+            root = math.isqrt(k)
+            mu = None if root * root == k else square_threshold(k)
+            rows.append((k, "prime" if all(k % d for d in range(2, root + 1)) else "×".join(map(str, factor_pair(k))),
+                         "–" if mu is None else f"{float(mu):.3f}", f"{losing[0]:.2f}–{losing[-1]:.2f}", len(losing),
+                         f"{worst:.1%}"))
+    return ("One homogeneous group of k equal processors in an x × y region (y = 4000): the values of x/y (0.05 … "
+            "1, step 0.01) where NPHP's ASGP gives a longer total half-perimeter than PHP's SGP. Only k with at "
+            "least one such ratio are listed.\n\n"
+            + table(("k", "k prime / factor pair", "μ(k)", "x/y where ASGP loses", "ratios (of 96)", "worst excess"),
+                    rows))
 
 
 def _spread(values) -> str:
@@ -184,41 +250,56 @@ def heat_throttled(size: int, steps: int, reps: int) -> str:
                      "measured imbalance max/mean − 1: median [min–max]", "makespan s (median)"), run_rows))
 
 
-def heat_seed002(size: int, steps: int) -> str:
-    from apportion.apps.heat import run_heat
+def heat_seed002(sizes=(4096, 6400), steps: int = 100) -> str:
+    """Simulated seed002 platform: heterogeneous (2×C2050 + 2×GTX650) vs homogeneous (2×C2050), each with CPM,
+    FPM and FPMC, with the platform's models as shipped and with the heat-scale saturation adapter."""
+    from apportion.apps.heat import HEAT_FLOPS_PER_POINT, run_heat
+    from apportion.apps.stencil_simulated import DEFAULT_RESIDENT_POINTS, stencil_devices
     from apportion.platform import Platform
 
     platform = Platform.load("seed002")
-    homogeneous = platform.subset(["c2050-node0", "c2050-node1"], name="2xC2050")
-    rows = []
-    makespans = {}
-    for label, plat, model in (("2×C2050 (homogeneous)", homogeneous, "fpmc"),
-                               ("4 GPUs, even split", platform, None),
-                               ("4 GPUs, CPM", platform, "cpm"), ("4 GPUs, FPM", platform, "fpm"),
-                               ("4 GPUs, FPMC", platform, "fpmc")):
-        if model is None:
-            from apportion.perfmodel import ConstantSpeed
-
-            result = run_heat(size, size, steps, plat, model="cpm", tables=[ConstantSpeed(1.0)] * len(plat),
-                              compute_values=False)
-        else:
-            result = run_heat(size, size, steps, plat, model=model, compute_values=False)
-        makespans[label] = result.trace.makespan_s()
-        rows.append((label, result.plan.rectangles.areas().tolist(), f"{result.trace.makespan_s():.4f}",
-                     f"{result.trace.imbalance():.1%}"))
-    homo = makespans["2×C2050 (homogeneous)"]
-    het = makespans["4 GPUs, FPMC"]
-    gain = (homo - het) / homo
-    return (f"Simulated seed002 platform, heat {size}² × {steps} steps (model times).\n\n"
-            + table(("configuration", "areas", "makespan s", "imbalance"), rows)
-            + f"\n\nImprovement of heterogeneous over homogeneous (eq. 6-1): **{gain:.1%}** (paper: 14 %).")
+    c2050 = [d for d in platform.devices if d.name.startswith("c2050")]
+    variants = {"as shipped": list(platform.devices),
+                f"heat-scale saturation ({DEFAULT_RESIDENT_POINTS} points)":
+                    stencil_devices(platform.devices, HEAT_FLOPS_PER_POINT)}
+    rows, gains = [], []
+    for variant, devices in variants.items():
+        homogeneous = [d for d in devices if d.name.startswith("c2050")]
+        for size in sizes:
+            best, compute_only = {}, {}
+            for label, devs in (("2×C2050", homogeneous), ("2×C2050 + 2×GTX650", devices)):
+                for model in ("cpm", "fpm", "fpmc"):
+                    result = run_heat(size, size, steps, devs, model=model, compute_values=False)
+                    tr = result.trace
+                    compute = tr.compute_s.sum(axis=0)
+                    communication = tr.communication_s.sum(axis=0)
+                    rows.append((variant, f"{size}²", label, model, result.plan.rectangles.areas().tolist(),
+                                 f"{tr.makespan_s():.4f}", " / ".join(f"{c:.3f}" for c in compute),
+                                 " / ".join(f"{c:.3f}" for c in communication)))
+                    best.setdefault(label, []).append((tr.makespan_s(), model))
+                    if model == "cpm":
+                        compute_only[label] = float(tr.compute_s.max(axis=1).sum())
+            homo, het = min(best["2×C2050"]), min(best["2×C2050 + 2×GTX650"])
+            ch, ce = compute_only["2×C2050"], compute_only["2×C2050 + 2×GTX650"]
+            gains.append((variant, f"{size}²", f"{homo[0]:.4f} ({homo[1]})", f"{het[0]:.4f} ({het[1]})",
+                          f"{(homo[0] - het[0]) / homo[0]:.1%}", f"{ch:.4f} / {ce:.4f}", f"{(ch - ce) / ch:.1%}"))
+    _ = c2050
+    return (f"Simulated seed002 platform (2 nodes; node 1 behind a 100 Mbit/s router), heat × {steps} steps, model "
+            "times (compute from each device's throughput curve, halo exchange through its link, 8-byte "
+            "values). Makespan = Σ over steps of the slowest device.\n\n"
+            + table(("device models", "grid", "devices", "model", "areas", "makespan s",
+                     "compute s per device", "halo s per device"), rows)
+            + "\n\nGain of heterogeneous over homogeneous, (T_2×C2050 − T_4 GPUs) / T_2×C2050, each with its best "
+              "model (paper, heat: 14 %; compute-only ideal with a 2.5 : 1 speed ratio: 1 − 5/7 = 28.6 %):\n\n"
+            + table(("device models", "grid", "2×C2050 makespan s", "4 GPUs makespan s", "gain",
+                     "compute-only makespan s, CPM: 2 / 4 GPUs", "compute-only gain"), gains))
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer random vectors, smaller heat runs")
     parser.add_argument("--only", action="append", metavar="SECTION",
-                        help="run only this section (repeatable): grid-example, grid-random, grid-heat-throttled, "
+                        help="run only this section (repeatable): grid-example, grid-random, grid-asgp, grid-heat-throttled, "
                              "grid-heat-seed002")
     args = parser.parse_args(argv)
     per_p = 20 if args.quick else 1000
@@ -226,8 +307,9 @@ def main(argv=None) -> int:
     sections = {
         "grid-example": example_29,
         "grid-random": lambda: random_vectors(per_p),
+        "grid-asgp": asgp_vs_sgp,
         "grid-heat-throttled": lambda: heat_throttled(heat_size, heat_steps, heat_reps),
-        "grid-heat-seed002": lambda: heat_seed002(4096, 100),
+        "grid-heat-seed002": heat_seed002,
     }
     for name, job in sections.items():
         if args.only and name not in args.only:

@@ -65,11 +65,12 @@ def device_speed(device) -> float:
     return float(getattr(device, "threads", 1))
 
 
-def speed_models(devices, model: str, tables=None, *, sizes=BENCH_SIZES, comms=BENCH_COMMS, options=None,
-                 repeats: int | None = None):
+def speed_models(devices, model: str, tables=None, *, sizes=None, comms=None, options=None,
+                 repeats: int | None = None, n: int | None = None):
     """One speed model per device: constants for CPM, else the given tables or tables benchmarked now
     (`perfmodel.bench.build_tables`, interleaved over the devices, with `options`, a `BenchOptions`; the
-    default preset when None)."""
+    default preset when None). The (w, c) grid: `sizes`/`comms` when given, else `workload_grid(n, p)` for a
+    problem of `n` points, else BENCH_SIZES × BENCH_COMMS."""
     devices = list(devices)
     if tables is not None:
         tables = list(tables)
@@ -78,8 +79,12 @@ def speed_models(devices, model: str, tables=None, *, sizes=BENCH_SIZES, comms=B
         return tables
     if model == "cpm":
         return [ConstantSpeed(device_speed(d)) for d in devices]
-    from apportion.perfmodel.bench import build_tables
+    from apportion.perfmodel.bench import build_tables, workload_grid
 
+    if sizes is None or comms is None:
+        grid_sizes, grid_comms = workload_grid(n, len(devices)) if n else (BENCH_SIZES, BENCH_COMMS)
+        sizes = grid_sizes if sizes is None else sizes
+        comms = grid_comms if comms is None else comms
     return build_tables(devices, benchmark_case, sizes, comms, options=options, repeats=repeats)
 
 
@@ -104,24 +109,41 @@ def initial_condition(rows: int, cols: int, seed: int = 0) -> np.ndarray:
 
 def run_heat(rows: int, cols: int, steps: int, devices, *, model: str = "cpm", method: str = "nphp",
              r: float = 0.2, boundary: float = 0.0, tables=None, values: np.ndarray | None = None, seed: int = 0,
-             compute_values: bool = True, clock: str = "wall") -> HeatResult:
+             compute_values: bool = True, clock: str = "wall", item_bytes: int = 8,
+             bench_options=None, cluster: str | None = None, ray_local_cpus: int | None = None) -> HeatResult:
     """Run `steps` explicit heat steps of a rows × cols grid on `devices` (a Platform or a list of devices).
 
     The partition comes from `balance_grid(rows, cols, speed_models(devices, model, tables), model, method)`.
     For simulated devices, `compute_values=False` skips the arithmetic and reports the model's times only.
-    `clock` ("wall" or "cpu", see `apportion.perfmodel.clock`) times the trace.
+    `clock` ("wall" or "cpu", see `apportion.perfmodel.clock`) times the trace; `item_bytes` is the size of a
+    halo value a simulated link is charged for (8: float64, as computed; the dissertation's runs used 4);
+    `bench_options` (a `BenchOptions`) measures the tables when FPM/FPMC needs them and none are given.
+    `cluster` (a Ray address, or "local" for a local Ray instance of `ray_local_cpus` CPUs) runs each device as
+    a Ray actor holding its blocks (`apportion.apps.stencil_ray`); otherwise one thread per device.
     """
     devices = list(devices)
     if steps < 0:
         raise InputError(f"steps must be ≥ 0, got {steps}")
     if not 0 < r <= 0.25:
         raise InputError(f"r must be in (0, 0.25] for a stable explicit step, got {r}")
-    plan = balance_grid(rows, cols, speed_models(devices, model, tables), model=model, method=method)
+    plan = balance_grid(rows, cols, speed_models(devices, model, tables, n=rows * cols, options=bench_options),
+                        model=model, method=method)
     u0 = initial_condition(rows, cols, seed) if values is None else np.asarray(values, dtype=np.float64)
     if u0.shape != (rows, cols):
         raise InputError(f"initial values have shape {u0.shape}, expected {(rows, cols)}")
+    if cluster is not None:
+        from apportion.apps.stencil_ray import RayStencilRuntime
+
+        ray_runtime = RayStencilRuntime(devices, plan.rectangles, u0, boundary,
+                                        address=None if cluster == "local" else cluster, local_cpus=ray_local_cpus)
+        try:
+            trace = ray_runtime.run(HEAT_KERNELS, (r,), steps)
+            out = ray_runtime.values()
+        finally:
+            ray_runtime.close()
+        return HeatResult(out, trace, plan)
     runtime = StencilRuntime(devices, plan.rectangles, u0 if compute_values else np.empty((0, 0)), boundary,
-                             compute_values=compute_values, clock=clock)
+                             compute_values=compute_values, clock=clock, item_bytes=item_bytes)
     areas = plan.rectangles.areas()
     try:
         trace = runtime.run(HEAT_KERNELS, lambda b: (b.data, b.scratch, r), steps,

@@ -32,9 +32,23 @@ def register(subparsers) -> None:
     build.add_argument("--platform", default="auto", help="platform file or shipped name (default auto)")
     build.add_argument("--device", required=True, help="device name or index in the platform")
     build.add_argument("-o", "--output", required=True, metavar="TABLE", help="output table (.json or .npz)")
-    build.add_argument("--sizes", help="workloads in grid points (default 1024 … 4194304, powers of 4)")
-    build.add_argument("--comms", help="communication volumes in items (default 0,256,1024,4096,16384)")
-    build.add_argument("--repeats", type=int, default=2, help="timed runs per point, best kept (default 2)")
+    build.add_argument("--sizes", help="workloads in grid points (default: from --grid/--processors, else "
+                                       "1024 … 4194304, powers of 4)")
+    build.add_argument("--comms", help="communication volumes in items (default: from --grid, else "
+                                       "0,256,1024,4096,16384)")
+    build.add_argument("--grid", metavar="N×M", help="size the (w, c) grid for this problem: w from N·M/(4P) to "
+                                                    "N·M, c = 0, 1, 2, 4 × √(N·M)")
+    build.add_argument("--processors", type=int, default=None, help="P for --grid (default: platform's devices)")
+    build.add_argument("--preset", default="default", choices=("fast", "default", "strong"),
+                       help="measurement preset (samples, sample length, warm-up; default 'default')")
+    build.add_argument("--samples", "--repeats", dest="samples", type=int, default=None,
+                       help="timed samples per point (preset: fast 3, default 5, strong 9)")
+    build.add_argument("--min-sample-s", type=float, default=None,
+                       help="each sample repeats the kernel for at least this long (preset: 0.005/0.02/0.05 s)")
+    build.add_argument("--statistic", choices=("median", "min"), default=None,
+                       help="median of the samples' speeds (default) or the best sample")
+    build.add_argument("--clock", choices=("wall", "cpu"), default=None,
+                       help="device wall time (default) or thread CPU time × throttle factor")
     show = add_command(nested, "show", _perf_show, help="print a speed table")
     show.add_argument("table", help="table file (.json or .npz)")
 
@@ -48,6 +62,14 @@ def register(subparsers) -> None:
     stencil.add_argument("--partition", default="nphp", choices=METHOD_NAMES, help="grid partitioner")
     stencil.add_argument("--tables", help="comma-separated speed tables, one per device (FPM/FPMC)")
     stencil.add_argument("--seed", type=int, default=0, help="seed of the initial values")
+    stencil.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                         help="time the trace (and tables benchmarked now) by device wall time (default) or "
+                              "thread CPU time × throttle factor")
+    where = stencil.add_mutually_exclusive_group()
+    where.add_argument("--cluster", metavar="ADDRESS",
+                       help="heat only: one Ray actor per device on the cluster at ADDRESS (host:port or auto)")
+    where.add_argument("--ray", action="store_true",
+                       help="heat only: one Ray actor per device on a local Ray instance (or RAY_ADDRESS)")
 
 
 # ---------------------------------------------------------------------- grid
@@ -128,27 +150,34 @@ def _pick_device(platform, key: str):
 
 def _perf_build(args: argparse.Namespace) -> int:
     from apportion.apps.heat import BENCH_COMMS, BENCH_SIZES, benchmark_case
-    from apportion.perfmodel.bench import build_table, save_table
+    from apportion.perfmodel.bench import bench_options, build_table, save_table, workload_grid
     from apportion.platform import resolve_platform
 
     if not str(args.output).endswith((".json", ".npz")):
         raise InputError("-o: table file must end in .json or .npz")
-    sizes = parse_number_list(args.sizes, "--sizes", int) if args.sizes else BENCH_SIZES
-    comms = parse_number_list(args.comms, "--comms", int) if args.comms else BENCH_COMMS
-    if min(sizes) < 1 or min(comms) < 0:
-        raise InputError("--sizes must be ≥ 1 and --comms ≥ 0")
-    if args.repeats < 1:
-        raise InputError("--repeats must be ≥ 1")
+    if args.processors is not None and args.processors < 1:
+        raise InputError("--processors must be ≥ 1")
+    options = bench_options(args.preset, samples=args.samples, min_sample_s=args.min_sample_s,
+                            statistic=args.statistic, clock=args.clock)
     platform = resolve_platform(args.platform)
     try:
+        grid_sizes, grid_comms = BENCH_SIZES, BENCH_COMMS
+        if args.grid:
+            rows, cols = parse_grid(args.grid, "--grid")
+            grid_sizes, grid_comms = workload_grid(rows * cols, args.processors or len(platform.devices))
+        sizes = parse_number_list(args.sizes, "--sizes", int) if args.sizes else grid_sizes
+        comms = parse_number_list(args.comms, "--comms", int) if args.comms else grid_comms
+        if min(sizes) < 1 or min(comms) < 0:
+            raise InputError("--sizes must be ≥ 1 and --comms ≥ 0")
         device = _pick_device(platform, args.device)
-        table = build_table(device, benchmark_case, sorted(set(sizes)), sorted(set(comms)), repeats=args.repeats)
+        table = build_table(device, benchmark_case, sorted(set(sizes)), sorted(set(comms)), options=options)
     finally:
         platform.close()
     save_table(table, args.output)
     if args.json:
         emit_json({"output": args.output, "device": table.meta["device"], "sizes": table.sizes,
-                   "comms": table.comms, "speeds": table.table})
+                   "comms": table.comms, "speeds": table.table, "options": table.meta.get("options"),
+                   "max_sample_spread": table.meta.get("max_sample_spread")})
     else:
         print(f"wrote {args.output}: {table.sizes.size} × {table.comms.size} speeds of {table.meta['device']}")
     return 0
@@ -176,17 +205,17 @@ def _perf_show(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------- stencil
-def parse_grid(text: str) -> tuple[int, int]:
+def parse_grid(text: str, option: str = "--grid") -> tuple[int, int]:
     """'N×M', 'NxM' or 'N' → (N, M)."""
     parts = text.lower().replace("×", "x").split("x")
     try:
         values = [int(v) for v in parts]
     except ValueError:
-        raise InputError(f"--grid: expected N×M, got {text!r}") from None
+        raise InputError(f"{option}: expected N×M, got {text!r}") from None
     if len(values) == 1:
         values = values * 2
     if len(values) != 2 or min(values) < 1:
-        raise InputError(f"--grid: expected positive N×M, got {text!r}")
+        raise InputError(f"{option}: expected positive N×M, got {text!r}")
     return values[0], values[1]
 
 
@@ -201,13 +230,18 @@ def _stencil(args: argparse.Namespace) -> int:
         tables = [load_table(t) for t in args.tables.split(",") if t]
     if args.steps is not None and args.steps < 0:
         raise InputError("--steps must be ≥ 0")
+    cluster = args.cluster or ("local" if args.ray else None)
+    if cluster is not None and args.application != "heat":
+        raise InputError("--cluster/--ray: the distributed runtime runs heat only (gauss runs on local threads)")
     platform = resolve_platform(args.platform)
     try:
         if args.application == "heat":
             from apportion.apps.heat import run_heat
+            from apportion.perfmodel.bench import bench_options
 
-            result = run_heat(rows, cols, 100 if args.steps is None else args.steps, platform, model=args.model, method=args.partition,
-                              tables=tables, seed=args.seed)
+            result = run_heat(rows, cols, 100 if args.steps is None else args.steps, platform, model=args.model,
+                              method=args.partition, tables=tables, seed=args.seed, clock=args.clock,
+                              bench_options=bench_options("default", clock=args.clock), cluster=cluster)
         else:
             from apportion.apps.gauss import run_gauss
 

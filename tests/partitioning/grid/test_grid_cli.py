@@ -44,3 +44,29 @@ def test_perfmodel_build_show_and_stencil(cli, tmp_path):
     assert cli("stencil", "heat", "--grid", "0x4", "--platform", "seed002").returncode == 2
     gauss = cli("stencil", "gauss", "--grid", "12", "--steps", "11", "--platform", "seed002", "--json")
     assert gauss.returncode == 0, gauss.stderr
+
+
+def test_perfmodel_build_real_device_with_grid_sized_table(cli, tmp_path):
+    table = tmp_path / "cpu.json"
+    out = cli("perfmodel", "build", "--platform", "auto", "--device", "0", "-o", table, "--grid", "48x48",
+              "--processors", "3", "--preset", "fast", "--samples", "2", "--min-sample-s", "0.001",
+              "--clock", "cpu", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    # w from 48²/(4·3) = 192 to 48² = 2304; c from 0 to 4·48
+    assert data["sizes"][0] == 192 and data["sizes"][-1] == 2304 and data["comms"] == [0, 48, 96, 192]
+    assert data["options"]["samples"] == 2 and data["options"]["clock"] == "cpu"
+    assert data["max_sample_spread"] >= 0
+    assert all(v > 0 for row in data["speeds"] for v in row)
+    bad = cli("perfmodel", "build", "--platform", "auto", "--device", "0", "-o", tmp_path / "x.json",
+              "--statistic", "mean")
+    assert bad.returncode == 2
+
+
+def test_stencil_cpu_clock_and_distributed_gauss_refused(cli):
+    run = cli("stencil", "heat", "--grid", "20x24", "--steps", "2", "--platform", "auto", "--clock", "cpu",
+              "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["makespan_s"] > 0
+    refused = cli("stencil", "gauss", "--grid", "8", "--ray", "--platform", "auto")
+    assert refused.returncode == 2 and "heat only" in refused.stderr
