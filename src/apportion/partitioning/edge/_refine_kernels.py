@@ -127,7 +127,7 @@ def _split_gain(x, p, group_size, group_other, group_target, loads, upper, slot_
 
 @njit(cache=True, nogil=True)
 def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_count, fill, indptr, targets,
-                  edge_of_entry, order, passes, max_group, min_pass_gain, balance_moves):
+                  edge_of_entry, order, passes, max_group, min_pass_gain, balance_moves, hub_degree):
     """Label-propagation passes of vertex-group moves; `assignment` and the part sets are updated in place.
 
     A pass visits the vertices in `order`; for every vertex x held by at least two parts and every part p
@@ -135,7 +135,9 @@ def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
     largest positive gain (see _group_gain) when q stays within `upper` and p within `lower` — or, when that
     gains more, each edge to its own part among those already holding x (_split_gain). Every applied
     move lowers the copies by its gain, so the copies never increase. Stops after `passes` passes or when a
-    pass gains less than `min_pass_gain`. Returns (total gain = copies removed, edges moved).
+    pass gains less than `min_pass_gain`. After the first pass only vertices near a change are revisited: the
+    moved group's vertices and their neighbours (a vertex of degree above `hub_degree` does not wake its
+    neighbours). Returns (total gain = copies removed, edges moved).
     """
     m = u.shape[0]
     loads = np.zeros(k, dtype=np.int64)
@@ -155,13 +157,15 @@ def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
     group_target = np.empty(max_degree, dtype=np.int64)
     holds_x = np.zeros(k, dtype=np.int8)
     extra = np.zeros(k, dtype=np.int64)
+    active = np.ones(n, dtype=np.int8)
+    next_active = np.zeros(n, dtype=np.int8)
     total_gain = 0
     moved = 0
     for _ in range(passes):
         pass_gain = 0
         for i in range(order.shape[0]):
             x = order[i]
-            if fill[x] < 2:
+            if fill[x] < 2 or active[x] == 0:
                 continue
             nown = fill[x]
             for s in range(nown):
@@ -201,6 +205,16 @@ def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
                 loads[p] -= g
                 moved += g
                 pass_gain += gain
+                next_active[x] = 1
+                for j in range(g):
+                    w = group_other[j]
+                    next_active[w] = 1
+                    if indptr[w + 1] - indptr[w] <= hub_degree:
+                        for jj in range(indptr[w], indptr[w + 1]):
+                            next_active[targets[jj]] = 1
+        for y in range(n):
+            active[y] = next_active[y]
+            next_active[y] = 0
         total_gain += pass_gain
         if pass_gain < min_pass_gain:
             break

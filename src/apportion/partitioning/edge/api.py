@@ -129,8 +129,11 @@ def edge_partition(graph, k: int, *, method: str = "spac", imbalance: float = 0.
     refine = method in REFINE_BY_DEFAULT if opts.refine is None else bool(opts.refine)
     if refine and k > 1 and graph.m > 0 and opts.refine_passes > 0:
         before, _ = copy_statistics(u, v, assignment, graph.n, k)
+        refine_start = time.perf_counter()
         assignment, stats = refine_balanced(u, v, assignment, graph.n, k, imbalance, seed=seed,
                                             passes=int(opts.refine_passes))
+        details.setdefault("phase_s", {})
+        details["phase_s"] = dict(details["phase_s"], refine=time.perf_counter() - refine_start)
         details["copies_before_refine"] = int(before)
         details.update(stats)
     assignment, moves = rebalance(u, v, assignment, graph.n, k, imbalance)

@@ -32,7 +32,7 @@ DEFAULT_SLACK = 0.03
 DEFAULT_ROUNDS = 2
 REGION_PATIENCE = 16
 REGION_STEPS = 256
-REGION_HUB_FACTOR = 8   # region search skips vertices of degree above this many times the average (at least 64)
+REGION_HUB_FACTOR = 2   # region search skips vertices of degree above this many times the average (at least 64)
 
 
 def refine(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int, lower: int, upper: int, *,
@@ -59,20 +59,21 @@ def refine(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int,
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)
     order = order[degrees[order] >= 2]
     max_group = max(1, int(upper) - int(lower))
+    hub_degree = max(64, int(REGION_HUB_FACTOR * 2 * m / max(n, 1)))
     min_pass_gain = max(1, int(1e-3 * n))
     gain, moved = refine_kernel(u64, v64, out, k, int(lower), int(upper), slot_ptr, slot_part, slot_count, fill,
                                 indptr, targets, edge_of_entry, order, int(passes), max_group, min_pass_gain,
-                                bool(balance_moves))
+                                bool(balance_moves), hub_degree)
     if regions:
         more, more_moved = region_kernel(u64, v64, out, k, int(lower), int(upper), slot_ptr, slot_part, slot_count,
                                          fill, indptr, targets, edge_of_entry, order, max_group, REGION_PATIENCE,
-                                         REGION_STEPS, max(64, int(REGION_HUB_FACTOR * 2 * m / max(n, 1))))
+                                         REGION_STEPS, hub_degree)
         gain += more
         moved += more_moved
         if more > 0:
             again, again_moved = refine_kernel(u64, v64, out, k, int(lower), int(upper), slot_ptr, slot_part,
                                                slot_count, fill, indptr, targets, edge_of_entry, order, int(passes),
-                                               max_group, min_pass_gain, False)
+                                               max_group, min_pass_gain, False, hub_degree)
             gain += again
             moved += again_moved
     return out, int(gain), int(moved)
