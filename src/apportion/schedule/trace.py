@@ -117,8 +117,8 @@ class Trace:
         if title:
             ax.set_title(title)
         used = {i.kind for i in chosen}
-        ax.legend(handles=[Patch(color=COLOURS[k], label=k) for k in KINDS if k in used], loc="upper center",
-                  bbox_to_anchor=(0.5, -0.25 if n < 3 else -0.15), ncol=6, frameon=False, fontsize=8)
+        ax.legend(handles=[Patch(color=COLOURS[k], label=k) for k in KINDS if k in used], loc="center left",
+                  bbox_to_anchor=(1.01, 0.5), ncol=1, frameon=False, fontsize=8)
         fig.tight_layout()
         path = Path(path)
         with atomic_path(path, suffix=".png") as tmp:
