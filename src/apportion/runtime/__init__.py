@@ -1,1 +1,0 @@
-"""apportion.runtime."""
