@@ -39,6 +39,7 @@ def register(subparsers) -> None:
                    help="read GRAPH as a Matrix Market matrix and partition its bipartite row/column graph")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the part of every edge, one per line, in canonical edge order")
+    _add_method_options(p)
     p = add_command(subparsers, "spmv", _spmv,
                     help="run y = A·x part by part over an edge partition and compare loads and time")
     p.add_argument("matrix", help="Matrix Market (.mtx) file")
@@ -47,6 +48,25 @@ def register(subparsers) -> None:
     p.add_argument("--imbalance", type=float, default=0.0, help="allowed edge imbalance (default 0)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--repeats", type=_positive_int, default=5, help="timing repetitions, best kept (default 5)")
+    _add_method_options(p)
+
+
+def _add_method_options(p) -> None:
+    p.add_argument("--refine", choices=("auto", "on", "off"), default="auto",
+                   help="group-move refinement after the method (auto: on for spac and ne, off otherwise)")
+    p.add_argument("--vertex-preset", choices=("fast", "default", "strong"), default=None,
+                   help="preset of the vertex partitioner inside spac / wvp-* (default: default)")
+
+
+def _method_options(args) -> dict:
+    options = {}
+    if args.refine != "auto":
+        options["refine"] = args.refine == "on"
+    if args.vertex_preset is not None:
+        if args.method not in ("spac", "wvp-random", "wvp-greedy"):
+            raise InputError(f"--vertex-preset applies to spac, wvp-random and wvp-greedy, not {args.method}")
+        options["vertex_preset"] = args.vertex_preset
+    return options
 
 
 def _edge_partition(args) -> int:
@@ -62,7 +82,8 @@ def _edge_partition(args) -> int:
             graph = read_graph(args.graph, format="mtx", bipartite=True)
     else:
         graph = load_graph(args.graph)
-    result = edge_partition(graph, args.k, method=args.method, imbalance=args.imbalance, seed=args.seed)
+    result = edge_partition(graph, args.k, method=args.method, imbalance=args.imbalance, seed=args.seed,
+                            **_method_options(args))
     if args.output:
         from apportion._atomic import atomic_output
 
@@ -89,7 +110,7 @@ def _spmv(args) -> int:
     if args.imbalance < 0:
         raise InputError(f"imbalance must be ≥ 0, got {args.imbalance}")
     report = spmv(args.matrix, args.k, method=args.method, imbalance=args.imbalance, seed=args.seed,
-                  repeats=args.repeats)
+                  repeats=args.repeats, **_method_options(args))
     summary = report.to_dict()
     if args.json:
         summary["matrix"] = args.matrix

@@ -36,6 +36,7 @@ def test_subprocess_json_and_output_file(cli, graphs_dir, tmp_path):
 
 @pytest.mark.parametrize("args", [
     ["-k", "0"], ["-k", "400"], ["-k", "4", "--imbalance", "-1"], ["-k", "4", "--method", "nope"],
+    ["-k", "4", "--method", "hdrf", "--vertex-preset", "fast"], ["-k", "4", "--refine", "maybe"],
 ])
 def test_subprocess_bad_input_exits_2_without_output(cli, graphs_dir, tmp_path, args):
     out = tmp_path / "parts.txt"
@@ -70,3 +71,16 @@ def test_spmv_bad_matrix(tmp_path, capsys):
     bad.write_text("not a matrix\n")
     assert main(["spmv", str(bad), "--parts", "2"]) == 2
     assert main(["spmv", str(tmp_path / "missing.mtx"), "--parts", "2"]) == 2
+
+
+def test_refine_and_vertex_preset_flags_in_process(graphs_dir, capsys):
+    path = str(graphs_dir / "karate.graph")
+    assert main(["edge-partition", path, "-k", "4", "--method", "hdrf", "--refine", "on", "--json"]) == 0
+    on = json.loads(capsys.readouterr().out)
+    assert main(["edge-partition", path, "-k", "4", "--method", "hdrf", "--json"]) == 0
+    off = json.loads(capsys.readouterr().out)
+    assert on["details"]["refined"] and not off["details"]["refined"]
+    assert on["vertex_copies"] <= on["details"]["copies_before_refine"] + 2 * on["details"]["balance_moves"]
+    assert main(["edge-partition", path, "-k", "4", "--vertex-preset", "fast", "--refine", "off", "--json"]) == 0
+    fast = json.loads(capsys.readouterr().out)
+    assert not fast["details"]["refined"] and max(fast["edges_per_part"]) - min(fast["edges_per_part"]) <= 1

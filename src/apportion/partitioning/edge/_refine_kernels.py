@@ -152,8 +152,10 @@ def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
     for x in range(n):
         if indptr[x + 1] - indptr[x] > max_degree:
             max_degree = indptr[x + 1] - indptr[x]
-    group_edges = np.empty(max_degree, dtype=np.int64)
-    group_other = np.empty(max_degree, dtype=np.int64)
+    bucket_edges = np.empty(max_degree, dtype=np.int64)
+    bucket_other = np.empty(max_degree, dtype=np.int64)
+    offset = np.zeros(k, dtype=np.int64)
+    cursor = np.zeros(k, dtype=np.int64)
     group_target = np.empty(max_degree, dtype=np.int64)
     holds_x = np.zeros(k, dtype=np.int8)
     extra = np.zeros(k, dtype=np.int64)
@@ -167,21 +169,43 @@ def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
             x = order[i]
             if fill[x] < 2 or active[x] == 0:
                 continue
-            nown = fill[x]
-            for s in range(nown):
-                own_parts[s] = slot_part[slot_ptr[x] + s]
-            for t in range(nown):
+            # bucket x's edges by part once (O(deg + parts)); rebuilt after each applied move
+            t = 0
+            nown = 0
+            rebuild = True
+            while True:
+                if t >= nown and not rebuild:
+                    break
+                if rebuild:
+                    # after a move the parts of x changed: rebuild, go on with the parts not tried yet
+                    rebuild = False
+                    tried = t
+                    nown = fill[x]
+                    position = 0
+                    for s in range(nown):
+                        own_parts[s] = slot_part[slot_ptr[x] + s]
+                        offset[own_parts[s]] = position
+                        cursor[own_parts[s]] = position
+                        position += slot_count[slot_ptr[x] + s]
+                    for j in range(indptr[x], indptr[x + 1]):
+                        e = edge_of_entry[j]
+                        c = cursor[assignment[e]]
+                        bucket_edges[c] = e
+                        bucket_other[c] = targets[j]
+                        cursor[assignment[e]] = c + 1
+                    if nown < 2:
+                        break
+                    t = min(tried, nown)
+                    if t >= nown:
+                        break
                 p = own_parts[t]
-                size = _count_in(slot_ptr, slot_part, slot_count, fill, x, p)
+                t += 1
+                size = cursor[p] - offset[p]
                 if size == 0 or size > max_group or fill[x] < 2 or loads[p] - size < lower:
                     continue
-                g = 0
-                for j in range(indptr[x], indptr[x + 1]):
-                    e = edge_of_entry[j]
-                    if assignment[e] == p:
-                        group_edges[g] = e
-                        group_other[g] = targets[j]
-                        g += 1
+                g = size
+                group_edges = bucket_edges[offset[p]:offset[p] + g]
+                group_other = bucket_other[offset[p]:offset[p] + g]
                 gain, q = _group_gain(x, p, g, group_edges, group_other, loads, lower, upper, slot_ptr, slot_part,
                                       slot_count, fill, present, marked, touched, balance_moves)
                 split = False
@@ -205,6 +229,7 @@ def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
                 loads[p] -= g
                 moved += g
                 pass_gain += gain
+                rebuild = True
                 next_active[x] = 1
                 for j in range(g):
                     w = group_other[j]

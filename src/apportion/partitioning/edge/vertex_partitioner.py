@@ -25,6 +25,7 @@ def partition_vertices(graph, k: int, *, imbalance: float, seed: int, which: str
     """
     if k == 1:
         return np.zeros(graph.n, dtype=np.int32), which
+    k = min(k, graph.n)   # more parts than vertices: the extra parts start empty and the edge balancing fills them
     imbalance = max(imbalance, feasible_imbalance(graph, k))
     if which == "metis":
         return _metis(graph, k, imbalance, seed), "metis"
