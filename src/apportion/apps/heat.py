@@ -72,6 +72,10 @@ def speed_models(devices, model: str, tables=None, *, sizes=None, comms=None, op
     default preset when None). The (w, c) grid: `sizes`/`comms` when given, else `workload_grid(n, p)` for a
     problem of `n` points, else BENCH_SIZES × BENCH_COMMS."""
     devices = list(devices)
+    from apportion.partitioning.grid.balance import MODELS
+
+    if model not in MODELS:  # before any benchmarking
+        raise InputError(f"unknown performance model {model!r}; choose one of {', '.join(MODELS)}")
     if tables is not None:
         tables = list(tables)
         if len(tables) != len(devices):
