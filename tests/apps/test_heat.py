@@ -52,3 +52,30 @@ def test_heat_bad_input():
         run_heat(10, 10, 1, devices(2), r=0.3)
     with pytest.raises(InputError):
         run_heat(10, 10, 1, devices(2), model="xyz")
+
+
+def test_stencil_devices_adapter_makes_heat_time_grow_with_work():
+    from apportion.apps.heat import HEAT_FLOPS_PER_POINT
+    from apportion.apps.stencil_simulated import stencil_devices
+    from apportion.errors import InputError
+    from apportion.platform import Work
+
+    platform = Platform.load("seed002")
+    cpu = CPUDevice(name="host")
+    adapted = stencil_devices([*platform.devices, cpu], HEAT_FLOPS_PER_POINT, resident_points=1 << 15)
+    assert adapted[-1] is cpu
+    for original, new in zip(platform.devices, adapted):
+        assert new.name == original.name and new.link == original.link
+        assert new.model.saturation_flops == (1 << 15) * HEAT_FLOPS_PER_POINT
+        assert new.model.sustained_flops("heat") == original.model.sustained_flops("heat")
+
+        def step_time(device, points):
+            return device.estimate(Work(flops=HEAT_FLOPS_PER_POINT * points, workload="heat")).compute_s
+
+        # as shipped, 4× the points costs far less than 4× the time (below saturation); adapted, nearly 4×
+        assert step_time(original, 4e6) / step_time(original, 1e6) < 2.0
+        assert step_time(new, 4e6) / step_time(new, 1e6) == pytest.approx(4.0, rel=0.01)
+    kept = stencil_devices(platform.devices, HEAT_FLOPS_PER_POINT, resident_points={"c2050-node0": 100})
+    assert kept[0].model.saturation_flops == 100 * HEAT_FLOPS_PER_POINT and kept[1] is platform.devices[1]
+    with pytest.raises(InputError):
+        stencil_devices(platform.devices, HEAT_FLOPS_PER_POINT, resident_points=0)
