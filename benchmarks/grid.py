@@ -1,12 +1,19 @@
 """Grid partitioning, performance models and the heat runtime (seed 002): writes tables into docs/grid.md.
 
-    .venv/bin/python benchmarks/grid.py [--quick]
+    .venv/bin/python benchmarks/grid.py [--quick] [--only SECTION ...]
 
-1. The 29-processor example (rows / PHP / NPHP data items per n, max messages).
-2. Random speed vectors for every p in 2..64: NPHP vs PHP wins/ties/losses, cut / lower bound per method, and a
-   check that `best` is never worse than any single method.
-3. Heat on three throttled CPU devices with speeds 3:1:1: busy-time imbalance under CPM, FPM and FPMC.
-4. Heat on the simulated seed002 platform: heterogeneous (2×C2050 + 2×GTX650, FPMC) vs homogeneous (2×C2050).
+Sections (each writes its block between `<!-- BEGIN name -->` and `<!-- END name -->`):
+- grid-example: the 29-processor example (rows / PHP / NPHP data items per n, max messages).
+- grid-random: 1,000 random speed vectors for every p in 2..64 (20 with --quick), spread over worker processes:
+  NPHP vs PHP wins/ties/losses, the group size behind each loss, cut / lower bound per method, and a check that
+  `best` is never worse than any single method.
+- grid-asgp: where ASGP (NPHP) lays a homogeneous group out worse than SGP (PHP), over group sizes and shapes.
+- grid-heat-throttled: heat 4096² × 100 steps (1024² × 20 with --quick) on fast : slow : slow = 3 : 1 : 1
+  throttled CPU devices; speed tables built the old way and the robust way; CPM / FPM / FPMC runs repeated,
+  imbalance max/mean − 1 as median [min–max].
+- grid-heat-seed002: the simulated seed002 platform, 2×C2050 vs 2×C2050 + 2×GTX650, models as shipped and with
+  the heat-scale saturation adapter.
+Full run: about 12 minutes on the shared 2-core machine (grid-random ~8, grid-heat-throttled ~4).
 """
 
 from __future__ import annotations
