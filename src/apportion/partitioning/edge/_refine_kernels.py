@@ -274,14 +274,15 @@ def _gain_to(x, p, q, group_size, group_other, slot_ptr, slot_part, slot_count, 
 
 @njit(cache=True, nogil=True)
 def region_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_count, fill, indptr, targets,
-                  edge_of_entry, order, max_group, patience, max_steps, max_degree_scanned):
+                  edge_of_entry, order, max_group, patience, max_steps, max_degree_scanned, scan_budget):
     """Region moves with rollback (an FM-style search that can cross zero- and negative-gain plateaus).
 
     For every vertex x held by ≥ 2 parts, take its smallest group (edges in part p) and the part q holding
     most of x's edges; move x's group p → q, then keep moving the p-groups of the vertices reached (breadth
     first from x) to q, even at a loss, tracking the cumulative gain; stop after `patience` moves without a
     new best or `max_steps` moves, and roll back to the best prefix (kept only when it gains > 0). Vertices
-    of degree above `max_degree_scanned` (hubs, replicated anyway) neither start nor join a region. Balance
+    of degree above `max_degree_scanned` (hubs, replicated anyway) neither start nor join a region, and a
+    region stops once it has scanned `scan_budget` incidence entries (dense graphs). Balance
     bounds hold after every single move. Returns (total gain, edges moved).
     """
     m = u.shape[0]
@@ -327,11 +328,13 @@ def region_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
         best = 0
         steps = 0
         since_best = 0
-        while head < tail and steps < max_steps and since_best < patience:
+        scanned = 0
+        while head < tail and steps < max_steps and since_best < patience and scanned < scan_budget:
             y = queue[head]
             head += 1
             if indptr[y + 1] - indptr[y] > max_degree_scanned:
                 continue
+            scanned += indptr[y + 1] - indptr[y]
             g = 0
             for j in range(indptr[y], indptr[y + 1]):
                 e = edge_of_entry[j]

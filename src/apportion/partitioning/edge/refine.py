@@ -32,6 +32,8 @@ DEFAULT_SLACK = 0.03
 DEFAULT_ROUNDS = 2
 REGION_PATIENCE = 16
 REGION_STEPS = 256
+REGION_SCAN_BUDGET = 1024   # incidence entries one region search may scan (bounds it on dense graphs)
+MIN_PASS_GAIN = 0.002       # a pass removing fewer than this fraction of the copies ends the passes
 REGION_HUB_FACTOR = 2   # region search skips vertices of degree above this many times the average (at least 64)
 
 
@@ -60,14 +62,15 @@ def refine(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int,
     order = order[degrees[order] >= 2]
     max_group = max(1, int(upper) - int(lower))
     hub_degree = max(64, int(REGION_HUB_FACTOR * 2 * m / max(n, 1)))
-    min_pass_gain = max(1, int(1e-3 * n))
+    copies = int(np.maximum(fill.astype(np.int64) - 1, 0).sum())
+    min_pass_gain = max(1, int(MIN_PASS_GAIN * copies))
     gain, moved = refine_kernel(u64, v64, out, k, int(lower), int(upper), slot_ptr, slot_part, slot_count, fill,
                                 indptr, targets, edge_of_entry, order, int(passes), max_group, min_pass_gain,
                                 bool(balance_moves), hub_degree)
     if regions:
         more, more_moved = region_kernel(u64, v64, out, k, int(lower), int(upper), slot_ptr, slot_part, slot_count,
                                          fill, indptr, targets, edge_of_entry, order, max_group, REGION_PATIENCE,
-                                         REGION_STEPS, hub_degree)
+                                         REGION_STEPS, hub_degree, REGION_SCAN_BUDGET)
         gain += more
         moved += more_moved
         if more > 0:
