@@ -265,7 +265,6 @@ def heat_seed002(sizes=(4096, 6400), steps: int = 100) -> str:
     from apportion.platform import Platform
 
     platform = Platform.load("seed002")
-    c2050 = [d for d in platform.devices if d.name.startswith("c2050")]
     variants = {"as shipped": list(platform.devices),
                 f"heat-scale saturation ({DEFAULT_RESIDENT_POINTS} points)":
                     stencil_devices(platform.devices, HEAT_FLOPS_PER_POINT)}
@@ -290,7 +289,6 @@ def heat_seed002(sizes=(4096, 6400), steps: int = 100) -> str:
             ch, ce = compute_only["2×C2050"], compute_only["2×C2050 + 2×GTX650"]
             gains.append((variant, f"{size}²", f"{homo[0]:.4f} ({homo[1]})", f"{het[0]:.4f} ({het[1]})",
                           f"{(homo[0] - het[0]) / homo[0]:.1%}", f"{ch:.4f} / {ce:.4f}", f"{(ch - ce) / ch:.1%}"))
-    _ = c2050
     return (f"Simulated seed002 platform (2 nodes; node 1 behind a 100 Mbit/s router), heat × {steps} steps, model "
             "times (compute from each device's throughput curve, halo exchange through its link, 8-byte "
             "values). Makespan = Σ over steps of the slowest device.\n\n"
