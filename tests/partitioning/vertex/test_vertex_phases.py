@@ -132,7 +132,7 @@ def test_refiners_never_increase_the_cut_and_keep_balance(seed, k, which):
     if which == "fm":
         gain = refine_fm(level, part, bw, limits, 3, 0.5, seed)
     else:
-        refine_two_direction(level, part, bw, limits, 3, seed)
+        refine_two_direction(level, part, bw, limits, 3, seed)  # returns (moves, boundary)
         gain = None
     after = edge_cut(level.indptr, level.indices, level.edge_weights, part)
     assert after <= before

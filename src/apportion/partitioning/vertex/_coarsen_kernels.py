@@ -179,14 +179,54 @@ def two_hop_matching(indptr, indices, edge_weights, vertex_weights, labels, cap,
     return pairs
 
 
+#: vertices are visited in runs of this many consecutive ids (runs in seeded random order): neighbouring ids
+#: share cache lines, which makes a round about twice as fast as a fully random order
+ORDER_RUN = 512
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _batched_order(n, run, batches, seed, order, batch_ptr):
+    """order <- the ids 0..n-1 grouped into `batches` sub-rounds; vertex v belongs to sub-round
+    hash(v) mod batches, so neighbours land in the same sub-round (and see each other's stale labels) only
+    with probability 1/batches, as with a fully random order; inside a sub-round the vertices come as runs
+    of `run` consecutive ids, the runs in a seeded random order, for cache locality.
+    batch_ptr (batches + 1) receives the sub-round boundaries in `order`."""
+    runs = (n + run - 1) // run
+    keys = np.empty(runs, dtype=np.int64)
+    for b in range(runs):
+        keys[b] = mix_hash(b, seed)
+    by_key = np.argsort(keys)
+    counts = np.zeros((batches, runs), dtype=np.int64)
+    for i in prange(runs):
+        b = by_key[i]
+        for v in range(b * run, min(n, (b + 1) * run)):
+            counts[mix_hash(v, seed + 1) % batches, i] += 1
+    offsets = np.zeros((batches, runs), dtype=np.int64)
+    total = 0
+    for j in range(batches):
+        batch_ptr[j] = total
+        for i in range(runs):
+            offsets[j, i] = total
+            total += counts[j, i]
+    batch_ptr[batches] = total
+    for i in prange(runs):
+        b = by_key[i]
+        for v in range(b * run, min(n, (b + 1) * run)):
+            j = mix_hash(v, seed + 1) % batches
+            order[offsets[j, i]] = v
+            offsets[j, i] += 1
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, cap, rounds, batches, seed,
-                                 chunks):
+                                 chunks, stop_fraction):
     """Size-constrained label propagation (Meyerhenke et al.; KaMinPar's coarsening): every vertex joins the
     neighbouring cluster it is most strongly connected to, if the cluster stays within `cap` in every
-    constraint. Each round visits vertices in a seeded random order split into `batches` synchronous
-    sub-rounds: choices are computed in parallel from the state at the start of the sub-round and applied in
-    order with the weight limit re-checked, so the result depends only on the seed.
+    constraint. Each round visits the vertices in `batches` synchronous sub-rounds (`_batched_order`: seeded
+    random membership, runs of consecutive ids inside): choices are computed in parallel from the
+    state at the start of the sub-round and applied in order with the weight limit re-checked, so the result
+    depends only on the seed (never on `chunks` or the thread count). Stops early after a round that moved
+    fewer than `stop_fraction * n` vertices.
 
     Returns labels (int32).
     """
@@ -205,15 +245,14 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
     table_vals = np.zeros((chunks, size), dtype=np.int64)
     touched = np.zeros((chunks, size), dtype=np.int64)
     choice = np.empty(n, dtype=np.int32)
-    order_keys = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int32)
+    batch_ptr = np.zeros(batches + 1, dtype=np.int64)
     for r in range(rounds):
-        for v in prange(n):
-            order_keys[v] = mix_hash(v, seed * 1000003 + r)
-        order = np.argsort(order_keys)
+        _batched_order(n, ORDER_RUN, batches, seed * 1000003 + r, order, batch_ptr)
         moved = 0
-        step = (n + batches - 1) // batches
-        for lo in range(0, n, step):
-            hi = min(n, lo + step)
+        for batch in range(batches):
+            lo = batch_ptr[batch]
+            hi = batch_ptr[batch + 1]
             span = hi - lo
             for t in prange(chunks):
                 for i in range(lo + (span * t) // chunks, lo + (span * (t + 1)) // chunks):
@@ -269,7 +308,7 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
                         cluster_weights[own, c] -= vertex_weights[v, c]
                     labels[v] = a
                     moved += 1
-        if moved < max(1, n // 100):
+        if moved < max(1.0, stop_fraction * n):
             break
     return labels
 

@@ -2,8 +2,9 @@
 
 Seed 000 ch. 5.2.2 (segmented sort + flag + prefix sum), written so the index bugs of the thesis's Algorithm
 5.3 cannot occur: members are grouped by coarse id with a counting sort, each coarse vertex gathers its
-members' relabelled neighbours into its own segment, the segment is sorted, self-loops are dropped and
-duplicates merged by summing weights, and a prefix sum compacts the segments into CSR.
+members' relabelled neighbours into its own segment, merging duplicates on the fly through a per-worker
+marker array (METIS's and KaMinPar's dense "rating map", in place of the thesis's sort of the raw list) and
+dropping self-loops; the merged segment is sorted, and a prefix sum compacts the segments into CSR.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from numba import njit, prange
 def _sort_segment(ids, weights, lo, hi):
     """Sort ids[lo:hi] ascending, carrying weights along (insertion sort when short, argsort otherwise)."""
     length = hi - lo
-    if length <= 32:
+    if length <= 48:
         for i in range(lo + 1, hi):
             a = ids[i]
             w = weights[i]
@@ -36,8 +37,13 @@ def _sort_segment(ids, weights, lo, hi):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc):
+def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
     """The coarse graph of (indptr, indices, edge_weights, vertex_weights) under cmap (values in [0, nc)).
+
+    Members are grouped by coarse id with a counting sort; `chunks` static slices of the coarse vertices are
+    built in parallel, each with its own marker array over the coarse ids (the position of a neighbour in the
+    segment being built), so duplicates merge in one pass without sorting the raw edge list; each merged
+    segment is then sorted. The result does not depend on `chunks`.
 
     Returns (coarse_indptr int64, coarse_indices int32, coarse_edge_weights int64, coarse_vertex_weights
     int64 (nc, ncon)). Coarse neighbour lists are sorted; the coarse graph is simple and symmetric.
@@ -71,29 +77,30 @@ def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc):
     scratch_ids = np.empty(bound[nc], dtype=np.int32)
     scratch_w = np.empty(bound[nc], dtype=np.int64)
     degree = np.zeros(nc + 1, dtype=np.int64)
-    for c in prange(nc):
-        pos = bound[c]
-        for i in range(member_ptr[c], member_ptr[c + 1]):
-            v = members[i]
-            for e in range(indptr[v], indptr[v + 1]):
-                a = cmap[indices[e]]
-                if a != c:
-                    scratch_ids[pos] = a
-                    scratch_w[pos] = edge_weights[e]
-                    pos += 1
-        lo = bound[c]
-        if pos - lo > 1:
-            _sort_segment(scratch_ids, scratch_w, lo, pos)
-        # merge duplicates in place (segmented reduction)
-        out = lo - 1
-        for i in range(lo, pos):
-            if out >= lo and scratch_ids[out] == scratch_ids[i]:
-                scratch_w[out] += scratch_w[i]
-            else:
-                out += 1
-                scratch_ids[out] = scratch_ids[i]
-                scratch_w[out] = scratch_w[i]
-        degree[c + 1] = out + 1 - lo
+    for t in prange(chunks):
+        mark = np.full(nc, -1, dtype=np.int64)
+        for c in range((nc * t) // chunks, (nc * (t + 1)) // chunks):
+            lo = bound[c]
+            pos = lo
+            for i in range(member_ptr[c], member_ptr[c + 1]):
+                v = members[i]
+                for e in range(indptr[v], indptr[v + 1]):
+                    a = cmap[indices[e]]
+                    if a == c:
+                        continue
+                    at = mark[a]
+                    if at < 0:
+                        mark[a] = pos
+                        scratch_ids[pos] = a
+                        scratch_w[pos] = edge_weights[e]
+                        pos += 1
+                    else:
+                        scratch_w[at] += edge_weights[e]
+            for i in range(lo, pos):
+                mark[scratch_ids[i]] = -1
+            if pos - lo > 1:
+                _sort_segment(scratch_ids, scratch_w, lo, pos)
+            degree[c + 1] = pos - lo
     for c in range(nc):
         degree[c + 1] += degree[c]
     coarse_indices = np.empty(degree[nc], dtype=np.int32)

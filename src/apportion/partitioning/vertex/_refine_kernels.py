@@ -13,6 +13,10 @@ from apportion.partitioning.vertex._partition_kernels import (
     fits, heap_pop, heap_push_or_update, heap_remove, mix_hash)
 
 
+#: k-way FM recounts a neighbour's best move after every move only when its degree is at most this
+EXACT_UPDATE_DEGREE = 64
+
+
 @njit(cache=True, nogil=True)
 def gather_connectivity(v, indptr, indices, edge_weights, part, conn, touched):
     """conn[b] = weight of v's edges into block b for the touched blocks; returns how many were touched.
@@ -63,20 +67,56 @@ def best_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_we
     return best, best_conn - own_conn
 
 
+@njit(cache=True, nogil=True)
+def _is_boundary(v, indptr, indices, part):
+    own = part[v]
+    for e in range(indptr[v], indptr[v + 1]):
+        if part[indices[e]] != own:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def boundary_vertices(indptr, indices, part, candidates):
+    """The vertices of `candidates` with a neighbour in another block, in list order (int32)."""
+    nc = candidates.shape[0]
+    keep = np.zeros(nc, dtype=np.bool_)
+    for i in prange(nc):
+        keep[i] = _is_boundary(candidates[i], indptr, indices, part)
+    return candidates[keep]
+
+
+@njit(cache=True, nogil=True)
+def touched_vertices(indptr, indices, previous, moved):
+    """Sorted ids of `previous` plus the moved vertices and their neighbours (int32): every vertex whose
+    boundary status or gains a set of moves can have changed, together with the old boundary."""
+    n = indptr.shape[0] - 1
+    flag = np.zeros(n, dtype=np.bool_)
+    for i in range(previous.shape[0]):
+        flag[previous[i]] = True
+    for i in range(moved.shape[0]):
+        v = moved[i]
+        flag[v] = True
+        for e in range(indptr[v], indptr[v + 1]):
+            flag[indices[e]] = True
+    return np.flatnonzero(flag).astype(np.int32)
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def file_requests(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, k, direction, seed,
-                  target, gain, rank, chunks):
-    """Step 1 of a half-pass (seed 000 ch. 4.3.4, kernel 1): every vertex files its best positive-gain move to a
-    block with a higher id (direction 0) or a lower id (direction 1) that fits on its own; target[v] = -1 when
-    it has none. `chunks` static slices of the vertices run in parallel (any number gives the same result).
-    Returns the number of requests."""
-    n = indptr.shape[0] - 1
+                  target, gain, rank, chunks, vertices):
+    """Step 1 of a half-pass (seed 000 ch. 4.3.4, kernel 1): every vertex of `vertices` (the boundary) files its
+    best positive-gain move to a block with a higher id (direction 0) or a lower id (direction 1) that fits on
+    its own; target[v] = -1 when it has none. `chunks` static slices of the list run in parallel (any number
+    gives the same result). Returns the number of requests."""
+    nv = vertices.shape[0]
     ncon = vertex_weights.shape[1]
     filed = np.zeros(chunks, dtype=np.int64)
     for t in prange(chunks):
         conn = np.zeros(k, dtype=np.int64)
         touched = np.zeros(k, dtype=np.int32)
-        for v in range((n * t) // chunks, (n * (t + 1)) // chunks):
+        for i in range((nv * t) // chunks, (nv * (t + 1)) // chunks):
+            v = vertices[i]
             target[v] = -1
             own = part[v]
             count = 0
@@ -114,13 +154,15 @@ def file_requests(indptr, indices, edge_weights, vertex_weights, part, bw, max_w
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def afterburner(indptr, indices, edge_weights, part, target, gain, rank):
+def afterburner(indptr, indices, edge_weights, part, target, gain, rank, vertices):
     """Step 2 (Gilbert, Madduri, Boman and Rajamanickam, Jet, 2023): recompute each request's gain assuming
-    every request of higher priority (gain, then rank) was executed; returns the ids whose gain stays positive.
+    every request of higher priority (gain, then rank) was executed; returns the ids (of `vertices`, in list
+    order) whose gain stays positive. Vertices outside the list must have target -1.
     """
-    n = indptr.shape[0] - 1
-    keep = np.zeros(n, dtype=np.bool_)
-    for v in prange(n):
+    nv = vertices.shape[0]
+    keep = np.zeros(nv, dtype=np.bool_)
+    for i in prange(nv):
+        v = vertices[i]
         b = target[v]
         if b < 0:
             continue
@@ -137,8 +179,8 @@ def afterburner(indptr, indices, edge_weights, part, target, gain, rank):
             elif bu == own:
                 g -= edge_weights[e]
         if g > 0:
-            keep[v] = True
-    return np.flatnonzero(keep)
+            keep[i] = True
+    return vertices[keep]
 
 
 @njit(cache=True, nogil=True)
@@ -202,7 +244,7 @@ def apply_if_not_worse(indptr, indices, edge_weights, vertex_weights, part, bw, 
 
 @njit(cache=True, nogil=True)
 def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, k, passes, stop_fraction,
-            seed):
+            seed, vertices):
     """k-way Fiduccia-Mattheyses refinement (Fiduccia and Mattheyses 1982; Sanders and Schulz, KaFFPa).
 
     Every boundary vertex sits in a max-heap keyed by the gain of its best feasible move. A pass moves the
@@ -210,10 +252,19 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
     stops after a run of non-improving moves; it then rolls back to the best prefix seen. Every move keeps all
     blocks within max_weights, so balance is kept; the cut never increases.
 
+    Only vertices of `vertices` (a superset of the boundary) seed the heap of the first pass; later passes
+    also consider the vertices moved by the previous one and their neighbours.
+
     Returns the total cut decrease.
     """
     n = indptr.shape[0] - 1
     ncon = vertex_weights.shape[1]
+    listed = np.zeros(n, dtype=np.bool_)
+    candidates = np.empty(n, dtype=np.int32)
+    ncand = vertices.shape[0]
+    for i in range(ncand):
+        candidates[i] = vertices[i]
+        listed[vertices[i]] = True
     conn = np.zeros(k, dtype=np.int64)
     touched = np.zeros(k, dtype=np.int32)
     heap = np.empty(n, dtype=np.int32)
@@ -221,12 +272,15 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
     pos = np.full(n, -1, dtype=np.int64)
     size = np.zeros(1, dtype=np.int64)
     locked = np.full(n, -1, dtype=np.int64)
+    checked = np.full(n, -1, dtype=np.int64)
+    aim = np.full(n, -1, dtype=np.int32)
     log_vertex = np.empty(n, dtype=np.int32)
     log_from = np.empty(n, dtype=np.int32)
     total_gain = 0
     for p in range(passes):
         boundary = 0
-        for v in range(n):
+        for i in range(ncand):
+            v = candidates[i]
             own = part[v]
             is_boundary = False
             for e in range(indptr[v], indptr[v + 1]):
@@ -239,6 +293,7 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
             b, g = best_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, conn,
                              touched)
             if b >= 0:
+                aim[v] = b
                 heap_push_or_update(heap, key, pos, size, v, g)
         limit = max(64, int(stop_fraction * boundary))
         moves = 0
@@ -254,6 +309,7 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
             if b < 0:
                 continue
             if g < popped:
+                aim[v] = b
                 heap_push_or_update(heap, key, pos, size, v, g)
                 continue
             own = part[v]
@@ -278,11 +334,33 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
                 u = indices[e]
                 if locked[u] == p:
                     continue
+                if indptr[u + 1] - indptr[u] > EXACT_UPDATE_DEGREE:
+                    # a hub: no O(deg u) recount per neighbouring move (O(deg^2) on power-law graphs). Its key
+                    # stays the exact gain of moving it to the block it aimed at (aim[u]), updated in O(1); a
+                    # better block appearing meanwhile is found when it is popped and recounted.
+                    if pos[u] >= 0:
+                        w = edge_weights[e]
+                        delta = 0
+                        if part[u] == own:
+                            delta += w
+                        elif part[u] == b:
+                            delta -= w
+                        if aim[u] == own:
+                            delta -= w
+                        elif aim[u] == b:
+                            delta += w
+                        if delta != 0:
+                            heap_push_or_update(heap, key, pos, size, u, key[u] + delta)
+                        continue
+                    if checked[u] == p:
+                        continue
+                    checked[u] = p
                 bu, gu = best_move(u, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights,
                                    conn, touched)
                 if bu < 0:
                     heap_remove(heap, key, pos, size, u)
                 else:
+                    aim[u] = bu
                     heap_push_or_update(heap, key, pos, size, u, gu)
         while size[0] > 0:
             heap_pop(heap, key, pos, size)
@@ -297,4 +375,16 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
         total_gain += best
         if best <= 0:
             break
+        for i in range(best_moves):
+            v = log_vertex[i]
+            if not listed[v]:
+                listed[v] = True
+                candidates[ncand] = v
+                ncand += 1
+            for e in range(indptr[v], indptr[v + 1]):
+                u = indices[e]
+                if not listed[u]:
+                    listed[u] = True
+                    candidates[ncand] = u
+                    ncand += 1
     return total_gain

@@ -63,8 +63,8 @@ def cluster_level(graph: LevelGraph, cap: np.ndarray, method: str, options: Part
         labels = label_propagation_clustering(graph.indptr, graph.indices, graph.edge_weights,
                                               graph.vertex_weights, cap, options.clustering_rounds,
                                               options.clustering_batches, seed,
-                                              4 * numba.get_num_threads())
-    clusters = np.unique(labels).shape[0] if graph.n else 0
+                                              4 * numba.get_num_threads(), options.clustering_stop_fraction)
+    clusters = labels_to_cmap(labels)[1] if graph.n else 0
     if graph.n and clusters > options.two_hop_threshold * graph.n:
         two_hop_matching(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, labels, cap,
                          seed + 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from apportion.partitioning.vertex._contract_kernels import contract, project
@@ -41,6 +42,13 @@ class LevelGraph(NamedTuple):
                    np.array(graph.vertex_weight_matrix(), dtype=np.int64, order="C"))
 
 
+def _contract_chunks(coarse_n: int) -> int:
+    """Parallel slices for contraction: one per thread, fewer when the per-slice marker arrays (8 bytes per
+    coarse vertex each) would be large."""
+    threads = numba.get_num_threads()
+    return max(1, min(threads, (1 << 26) // max(8 * coarse_n, 1)))
+
+
 def contract_graph(graph: LevelGraph, cmap: np.ndarray, coarse_n: int) -> LevelGraph:
     """The coarse graph whose vertex c is the set {v : cmap[v] == c}.
 
@@ -52,7 +60,7 @@ def contract_graph(graph: LevelGraph, cmap: np.ndarray, coarse_n: int) -> LevelG
     """
     indptr, indices, edge_weights, vertex_weights = contract(
         graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights,
-        np.ascontiguousarray(cmap, dtype=np.int32), int(coarse_n))
+        np.ascontiguousarray(cmap, dtype=np.int32), int(coarse_n), _contract_chunks(coarse_n))
     return LevelGraph(indptr, indices, edge_weights, vertex_weights)
 
 

@@ -23,6 +23,8 @@ class PartitionOptions:
         matching_rounds: rounds of mutual-choice matching per level.
         clustering_rounds: label-propagation rounds per level.
         clustering_batches: synchronous sub-rounds per LP round (more = closer to sequential LP).
+        clustering_stop_fraction: a level's label propagation stops after a round that moved fewer than this
+            fraction of the vertices.
         coarsest_per_block: stop coarsening when n <= coarsest_per_block * k ...
         coarsest_min: ... or n <= coarsest_min (whichever is larger).
         min_shrink: stop when a level keeps more than this fraction of the vertices (thesis: 0.85).
@@ -46,6 +48,7 @@ class PartitionOptions:
     matching_rounds: int = 4
     clustering_rounds: int = 5
     clustering_batches: int = 8
+    clustering_stop_fraction: float = 0.02
     coarsest_per_block: int = 40
     coarsest_min: int = 200
     min_shrink: float = 0.90

@@ -7,58 +7,81 @@ import numba
 import numpy as np
 
 from apportion.partitioning.vertex._refine_kernels import (
-    accept_requests, afterburner, apply_if_not_worse, file_requests, kway_fm)
+    accept_requests, afterburner, apply_if_not_worse, boundary_vertices, file_requests, kway_fm,
+    touched_vertices)
 from apportion.partitioning.vertex.contract import LevelGraph
 from apportion.partitioning.vertex.options import PartitionOptions
 
 
+def all_boundary_vertices(graph: LevelGraph, part: np.ndarray) -> np.ndarray:
+    """The vertices with a neighbour in another block, increasing (int32)."""
+    return boundary_vertices(graph.indptr, graph.indices, part, np.arange(graph.n, dtype=np.int32))
+
+
 def refine_two_direction(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray,
-                         passes: int, seed: int) -> int:
+                         passes: int, seed: int, boundary: np.ndarray | None = None) -> tuple[int, np.ndarray]:
     """Parallel label-propagation-style refinement with one move direction per half-pass and per-block
     acceptance under the maximum weight. Never increases the cut; never pushes a block above its limit.
-    Updates part and bw; returns the number of moves kept."""
+
+    Only boundary vertices file requests: `boundary` (increasing ids; computed when None) is kept up to date
+    after every half-pass from the moved vertices' neighbourhoods, so a half-pass costs O(boundary volume),
+    not O(m). Updates part and bw; returns (number of moves kept, the boundary afterwards).
+    """
+    if boundary is None:
+        boundary = all_boundary_vertices(graph, part)
     if passes <= 0 or graph.n == 0:
-        return 0
+        return 0, boundary
     n = graph.n
-    target = np.empty(n, dtype=np.int32)
+    target = np.full(n, -1, dtype=np.int32)
     gain = np.zeros(n, dtype=np.int64)
     rank = np.zeros(n, dtype=np.int64)
+    chunks = 4 * numba.get_num_threads()
     moved = 0
     for p in range(passes):
         moved_in_pass = 0
         for direction in (0, 1):
+            if boundary.shape[0] == 0:
+                break
             filed = file_requests(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
                                   max_weights, bw.shape[0], direction, seed * 7919 + 2 * p + direction, target,
-                                  gain, rank, 4 * numba.get_num_threads())
-            if filed == 0:
-                continue
-            candidates = afterburner(graph.indptr, graph.indices, graph.edge_weights, part, target, gain, rank)
-            if candidates.shape[0] == 0:
-                continue
-            accepted = accept_requests(graph.vertex_weights, bw, max_weights, candidates, target, gain)
-            if accepted.shape[0] == 0:
-                continue
-            if apply_if_not_worse(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
-                                  accepted, target) >= 0:
+                                  gain, rank, chunks, boundary)
+            accepted = None
+            if filed:
+                candidates = afterburner(graph.indptr, graph.indices, graph.edge_weights, part, target, gain, rank,
+                                         boundary)
+                if candidates.shape[0]:
+                    accepted = accept_requests(graph.vertex_weights, bw, max_weights, candidates, target, gain)
+                    if accepted.shape[0] == 0 or apply_if_not_worse(
+                            graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
+                            accepted, target) < 0:
+                        accepted = None
+            target[boundary] = -1
+            if accepted is not None:
                 moved_in_pass += accepted.shape[0]
+                boundary = boundary_vertices(graph.indptr, graph.indices, part,
+                                             touched_vertices(graph.indptr, graph.indices, boundary, accepted))
         moved += moved_in_pass
         if moved_in_pass == 0:
             break
-    return moved
+    return moved, boundary
 
 
 def refine_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray, passes: int,
-              stop_fraction: float, seed: int) -> int:
-    """k-way FM with rollback to the best prefix. Never increases the cut; every move fits its block.
-    Updates part and bw; returns the cut decrease."""
+              stop_fraction: float, seed: int, vertices: np.ndarray | None = None) -> int:
+    """k-way FM with rollback to the best prefix, seeded from `vertices` (a superset of the boundary; all
+    vertices when None). Never increases the cut; every move fits its block. Updates part and bw; returns the
+    cut decrease."""
     if passes <= 0 or graph.n == 0:
         return 0
+    if vertices is None:
+        vertices = np.arange(graph.n, dtype=np.int32)
     return int(kway_fm(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
-                       max_weights, bw.shape[0], passes, stop_fraction, seed))
+                       max_weights, bw.shape[0], passes, stop_fraction, seed, vertices))
 
 
 def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray,
            options: PartitionOptions, seed: int) -> None:
-    """The refinement of one level as the options say: two-direction passes, then FM passes."""
-    refine_two_direction(graph, part, bw, max_weights, options.lp_refine_passes, seed)
-    refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 1)
+    """The refinement of one level as the options say: two-direction passes, then FM passes, both on the
+    boundary only."""
+    _, boundary = refine_two_direction(graph, part, bw, max_weights, options.lp_refine_passes, seed)
+    refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 1, boundary)
