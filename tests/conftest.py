@@ -34,3 +34,13 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600) -> subpro
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture(scope="session")
+def local_ray():
+    """One local Ray cluster (2 CPUs) shared by every Ray test of the session, shut down at the end."""
+    ray = pytest.importorskip("ray")
+    if not ray.is_initialized():
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    yield ray
+    ray.shutdown()

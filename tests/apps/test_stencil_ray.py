@@ -9,14 +9,6 @@ import pytest
 pytestmark = pytest.mark.ray
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-    yield ray
-    ray.shutdown()
-
-
 def test_heat_on_ray_actors_matches_numpy_reference(local_ray):
     from apportion.apps.heat import heat_steps_numpy, initial_condition, run_heat
     from apportion.platform import CPUDevice, ThrottledDevice

@@ -8,14 +8,6 @@ import pytest
 pytestmark = pytest.mark.ray
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-    yield ray
-    ray.shutdown()
-
-
 def test_schedule_ray_hass_and_killed_actor(local_ray):
     from apportion.apps.matmul import matmul_workload
     from apportion.platform.ray import RayDevice
