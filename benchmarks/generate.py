@@ -23,16 +23,15 @@ import argparse
 import math
 import os
 import platform
-import re
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from _docs import write_generated_block
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "graph.md"
-BEGIN, END = "<!-- BEGIN generate -->", "<!-- END generate -->"
 
 
 def timed(run):
@@ -130,18 +129,11 @@ def main() -> int:
         lines.append(f"| {kind} | {n:,} | {m:,} | {seconds:.2f} | {name} | {anchor_text} | {ratio_text} |")
     table = "\n".join(lines)
     if not args.no_write:
-        write_table(table)
+        write_generated_block(DOC, "generate", table)
         print(f"table written to {DOC.relative_to(REPO)}")
     return 0
 
 
-def write_table(table: str) -> None:
-    text = DOC.read_text() if DOC.exists() else f"# Graphs\n\n{BEGIN}\n{END}\n"
-    if BEGIN not in text or END not in text:
-        text = text.rstrip("\n") + f"\n\n{BEGIN}\n{END}\n"
-    text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: f"{BEGIN}\n{table}\n{END}", text,
-                  flags=re.S)
-    DOC.write_text(text)
 
 
 if __name__ == "__main__":

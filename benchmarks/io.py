@@ -21,17 +21,16 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import re
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from _docs import write_generated_block
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "io.md"
-BEGIN, END = "<!-- BEGIN io -->", "<!-- END io -->"
 
 
 def best_time(run, repeats: int, once_above: float = 10.0):
@@ -133,18 +132,11 @@ def main() -> int:
     print()
     print(table)
     if not args.no_write:
-        write_table(table)
+        write_generated_block(DOC, "io", table)
         print(f"\nwrote the table into {DOC.relative_to(REPO)}")
     return 0
 
 
-def write_table(table: str) -> None:
-    text = DOC.read_text() if DOC.exists() else f"# Graph files\n\n{BEGIN}\n{END}\n"
-    if BEGIN not in text or END not in text:
-        text = text.rstrip("\n") + f"\n\n{BEGIN}\n{END}\n"
-    text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: f"{BEGIN}\n{table}\n{END}", text,
-                  flags=re.S)
-    DOC.write_text(text)
 
 
 if __name__ == "__main__":

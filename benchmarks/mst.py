@@ -13,16 +13,15 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import re
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from _docs import write_generated_block
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "mst.md"
-BEGIN, END = "<!-- BEGIN mst -->", "<!-- END mst -->"
 
 FULL = [("delaunay", 2**20), ("rmat", 2**18)]
 QUICK = [("delaunay", 2**15), ("rmat", 2**14)]
@@ -108,7 +107,7 @@ def main() -> int:
     print()
     print(table)
     if not args.no_write and not args.quick:  # the page shows the full-size run only
-        write_table(table)
+        write_generated_block(DOC, "mst", table)
         print(f"table written to {DOC.relative_to(REPO)}")
     return 0
 
@@ -148,16 +147,6 @@ def name_of(tool: str) -> str:
     return {"scipy": "SciPy", "networkit": "NetworKit Kruskal"}[tool]
 
 
-def write_table(table: str) -> None:
-    text = DOC.read_text() if DOC.exists() else f"# Minimum spanning forest\n\n{BEGIN}\n{END}\n"
-    if BEGIN not in text or END not in text:
-        text = text.rstrip("\n") + f"\n\n{BEGIN}\n{END}\n"
-    text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: f"{BEGIN}\n{table}\n{END}", text,
-                  flags=re.S)
-    from apportion._atomic import atomic_output
-
-    with atomic_output(DOC, "w") as handle:
-        handle.write(text)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ docs/img/schedule_*.png. --quick shrinks the real-device part (sizes, splits sea
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
 from pathlib import Path
@@ -28,6 +27,7 @@ from apportion.platform import CPUDevice, Platform, ThrottledDevice
 from apportion.schedule.api import run_schedule
 from apportion.schedule.policies.static import StaticPolicy
 from apportion.schedule.workloads import build_workload
+from _docs import write_generated_block
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "scheduling.md"
@@ -227,13 +227,6 @@ def ray_section(lines, workload):
         ray.shutdown()
 
 
-def write_doc(text: str) -> None:
-    doc = DOC.read_text()
-    begin, end = "<!-- BEGIN schedule -->", "<!-- END schedule -->"
-    if begin not in doc:
-        doc += f"\n{begin}\n{end}\n"
-    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
-    DOC.write_text(pattern.sub(lambda _: f"{begin}\n{text}\n{end}", doc))
 
 
 def main(argv=None) -> int:
@@ -253,7 +246,7 @@ def main(argv=None) -> int:
         ray_section(lines, workload)
     text = "\n".join(lines)
     if not args.no_docs:
-        write_doc(text)
+        write_generated_block(DOC, "schedule", text)
     print(f"done in {time.perf_counter() - start:.1f} s")
     return 0
 
