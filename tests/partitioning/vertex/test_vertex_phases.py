@@ -104,7 +104,7 @@ def test_suitor_matching_equals_greedy_heaviest_first():
 
 def test_coarsen_builds_a_shrinking_hierarchy():
     level = LevelGraph.from_graph(grid(40, 40))
-    hierarchy, cmaps = coarsen(level, 4, np.full(4, 0.25), 0.03, PRESETS["default"], seed=1)
+    hierarchy, cmaps, _ = coarsen(level, 4, np.full(4, 0.25), 0.03, PRESETS["default"], seed=1)
     assert len(hierarchy) >= 2 and len(cmaps) == len(hierarchy) - 1
     for fine, coarse, cmap in zip(hierarchy, hierarchy[1:], cmaps):
         assert coarse.n < fine.n and cmap.max() == coarse.n - 1

@@ -184,7 +184,7 @@ def two_hop_matching(indptr, indices, edge_weights, vertex_weights, labels, cap,
 ORDER_RUN = 512
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def _batched_order(n, run, batches, seed, order, batch_ptr):
     """order <- the ids 0..n-1 grouped into `batches` sub-rounds; vertex v belongs to sub-round
     hash(v) mod batches, so neighbours land in the same sub-round (and see each other's stale labels) only
@@ -197,7 +197,7 @@ def _batched_order(n, run, batches, seed, order, batch_ptr):
         keys[b] = mix_hash(b, seed)
     by_key = np.argsort(keys)
     counts = np.zeros((batches, runs), dtype=np.int64)
-    for i in prange(runs):
+    for i in range(runs):
         b = by_key[i]
         for v in range(b * run, min(n, (b + 1) * run)):
             counts[mix_hash(v, seed + 1) % batches, i] += 1
@@ -209,7 +209,7 @@ def _batched_order(n, run, batches, seed, order, batch_ptr):
             offsets[j, i] = total
             total += counts[j, i]
     batch_ptr[batches] = total
-    for i in prange(runs):
+    for i in range(runs):
         b = by_key[i]
         for v in range(b * run, min(n, (b + 1) * run)):
             j = mix_hash(v, seed + 1) % batches
@@ -219,7 +219,7 @@ def _batched_order(n, run, batches, seed, order, batch_ptr):
 
 @njit(cache=True, nogil=True, parallel=True)
 def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, cap, rounds, batches, seed,
-                                 chunks, stop_fraction):
+                                 chunks, stop_fraction, blocks):
     """Size-constrained label propagation (Meyerhenke et al.; KaMinPar's coarsening): every vertex joins the
     neighbouring cluster it is most strongly connected to, if the cluster stays within `cap` in every
     constraint. Each round visits the vertices in `batches` synchronous sub-rounds (`_batched_order`: seeded
@@ -227,6 +227,9 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
     state at the start of the sub-round and applied in order with the weight limit re-checked, so the result
     depends only on the seed (never on `chunks` or the thread count). Stops early after a round that moved
     fewer than `stop_fraction * n` vertices.
+
+    `blocks` (int32, length n, or empty for none) restricts clusters to one block each: a vertex only looks
+    at neighbours of its own block (the V-cycle of KaFFPa / KaMinPar: coarsening that keeps a partition).
 
     Returns labels (int32).
     """
@@ -247,6 +250,7 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
     choice = np.empty(n, dtype=np.int32)
     order = np.empty(n, dtype=np.int32)
     batch_ptr = np.zeros(batches + 1, dtype=np.int64)
+    constrained = blocks.shape[0] == n
     for r in range(rounds):
         _batched_order(n, ORDER_RUN, batches, seed * 1000003 + r, order, batch_ptr)
         moved = 0
@@ -260,6 +264,8 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
                     own = labels[v]
                     nt = 0
                     for e in range(indptr[v], indptr[v + 1]):
+                        if constrained and blocks[indices[e]] != blocks[v]:
+                            continue
                         a = labels[indices[e]]
                         slot = (a * 40503) & mask
                         while table_keys[t, slot] != -1 and table_keys[t, slot] != a:

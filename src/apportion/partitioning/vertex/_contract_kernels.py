@@ -112,13 +112,3 @@ def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
             coarse_w[i] = scratch_w[src]
             src += 1
     return degree, coarse_indices, coarse_w, coarse_vw
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def project(cmap, coarse_part):
-    """part_fine[v] = coarse_part[cmap[v]] (seed 000 ch. 4.3.4, projection)."""
-    n = cmap.shape[0]
-    part = np.empty(n, dtype=np.int32)
-    for v in prange(n):
-        part[v] = coarse_part[cmap[v]]
-    return part

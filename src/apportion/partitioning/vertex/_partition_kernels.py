@@ -7,7 +7,7 @@ with `indices`, vertex weights int64 of shape (n, ncon), block ids int32.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 
 @njit(cache=True, nogil=True)
@@ -24,12 +24,13 @@ def mix_hash(x, seed):
     return np.int64(z >> np.uint64(1))
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def edge_cut(indptr, indices, edge_weights, part):
-    """Total weight of edges with ends in different blocks, each undirected edge counted once."""
+    """Total weight of edges with ends in different blocks, each undirected edge counted once (serial: it runs
+    once per partition, and a parallel kernel costs seconds of compilation on a cold cache)."""
     n = indptr.shape[0] - 1
     total = 0
-    for v in prange(n):
+    for v in range(n):
         pv = part[v]
         s = 0
         for e in range(indptr[v], indptr[v + 1]):

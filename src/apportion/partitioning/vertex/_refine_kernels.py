@@ -16,6 +16,9 @@ from apportion.partitioning.vertex._partition_kernels import (
 #: k-way FM recounts a neighbour's best move after every move only when its degree is at most this
 EXACT_UPDATE_DEGREE = 64
 
+#: an FM pass gives up after at least this many moves without a new best cut
+FM_MIN_PATIENCE = 256
+
 
 @njit(cache=True, nogil=True)
 def gather_connectivity(v, indptr, indices, edge_weights, part, conn, touched):
@@ -76,12 +79,12 @@ def _is_boundary(v, indptr, indices, part):
     return False
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def boundary_vertices(indptr, indices, part, candidates):
     """The vertices of `candidates` with a neighbour in another block, in list order (int32)."""
     nc = candidates.shape[0]
     keep = np.zeros(nc, dtype=np.bool_)
-    for i in prange(nc):
+    for i in range(nc):
         keep[i] = _is_boundary(candidates[i], indptr, indices, part)
     return candidates[keep]
 
@@ -207,7 +210,7 @@ def accept_requests(vertex_weights, bw, max_weights, candidates, target, gain):
     return accepted[:count]
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def apply_if_not_worse(indptr, indices, edge_weights, vertex_weights, part, bw, accepted, target):
     """Execute the accepted moves unless together they increase the cut (then undo them); the exact cut change
     is summed over the moved vertices' edges. Updates part and bw; returns the cut decrease (>= 0), or -1 when
@@ -219,7 +222,7 @@ def apply_if_not_worse(indptr, indices, edge_weights, vertex_weights, part, bw, 
         v = accepted[i]
         part[v] = target[v]
     twice_delta = 0
-    for i in prange(na):
+    for i in range(na):
         v = accepted[i]
         d = 0
         for e in range(indptr[v], indptr[v + 1]):
@@ -244,7 +247,7 @@ def apply_if_not_worse(indptr, indices, edge_weights, vertex_weights, part, bw, 
 
 @njit(cache=True, nogil=True)
 def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, k, passes, stop_fraction,
-            seed, vertices):
+            seed, vertices, min_improvement):
     """k-way Fiduccia-Mattheyses refinement (Fiduccia and Mattheyses 1982; Sanders and Schulz, KaFFPa).
 
     Every boundary vertex sits in a max-heap keyed by the gain of its best feasible move. A pass moves the
@@ -253,7 +256,8 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
     blocks within max_weights, so balance is kept; the cut never increases.
 
     Only vertices of `vertices` (a superset of the boundary) seed the heap of the first pass; later passes
-    also consider the vertices moved by the previous one and their neighbours.
+    also consider the vertices moved by the previous one and their neighbours. Passes stop once one lowers
+    the cut by less than `min_improvement` times the cut at the start.
 
     Returns the total cut decrease.
     """
@@ -276,6 +280,12 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
     aim = np.full(n, -1, dtype=np.int32)
     log_vertex = np.empty(n, dtype=np.int32)
     log_from = np.empty(n, dtype=np.int32)
+    twice_cut = 0
+    for i in range(ncand):
+        v = candidates[i]
+        for e in range(indptr[v], indptr[v + 1]):
+            if part[indices[e]] != part[v]:
+                twice_cut += edge_weights[e]
     total_gain = 0
     for p in range(passes):
         boundary = 0
@@ -295,7 +305,7 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
             if b >= 0:
                 aim[v] = b
                 heap_push_or_update(heap, key, pos, size, v, g)
-        limit = max(64, int(stop_fraction * boundary))
+        limit = max(FM_MIN_PATIENCE, int(stop_fraction * boundary))
         moves = 0
         current = 0
         best = 0
@@ -373,7 +383,7 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
                 bw[a, c] += vertex_weights[v, c]
             part[v] = a
         total_gain += best
-        if best <= 0:
+        if best <= 0 or best < min_improvement * (twice_cut // 2):
             break
         for i in range(best_moves):
             v = log_vertex[i]

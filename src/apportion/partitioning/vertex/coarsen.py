@@ -48,10 +48,14 @@ def cluster_weight_cap(graph: LevelGraph, k: int, targets: np.ndarray, epsilon: 
     return np.maximum(cap, 1).astype(np.int64)
 
 
+NO_BLOCKS = np.zeros(0, dtype=np.int32)
+
+
 def cluster_level(graph: LevelGraph, cap: np.ndarray, method: str, options: PartitionOptions,
-                  seed: int) -> np.ndarray:
+                  seed: int, blocks: np.ndarray | None = None) -> np.ndarray:
     """Cluster labels for one level by `method` ("matching" or "clustering"), with 2-hop matching of the
-    vertices left alone when the level would shrink too little."""
+    vertices left alone when the level would shrink too little. With `blocks` (a partition of this level),
+    clustering only merges vertices of one block and no 2-hop matching runs (V-cycles)."""
     if method == "matching":
         if options.matching == "suitor":
             labels = suitor_matching(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, cap,
@@ -63,7 +67,10 @@ def cluster_level(graph: LevelGraph, cap: np.ndarray, method: str, options: Part
         labels = label_propagation_clustering(graph.indptr, graph.indices, graph.edge_weights,
                                               graph.vertex_weights, cap, options.clustering_rounds,
                                               options.clustering_batches, seed,
-                                              4 * numba.get_num_threads(), options.clustering_stop_fraction)
+                                              4 * numba.get_num_threads(), options.clustering_stop_fraction,
+                                              NO_BLOCKS if blocks is None else blocks)
+    if blocks is not None:
+        return labels
     clusters = labels_to_cmap(labels)[1] if graph.n else 0
     if graph.n and clusters > options.two_hop_threshold * graph.n:
         two_hop_matching(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, labels, cap,
@@ -72,8 +79,10 @@ def cluster_level(graph: LevelGraph, cap: np.ndarray, method: str, options: Part
 
 
 def coarsen(graph: LevelGraph, k: int, targets: np.ndarray, epsilon: float, options: PartitionOptions,
-            seed: int, threads: int | None = None) -> tuple[list[LevelGraph], list[np.ndarray]]:
-    """The hierarchy [G0, G1, ...] and the maps cmaps[i] from G_i to G_{i+1}.
+            seed: int, threads: int | None = None,
+            blocks: np.ndarray | None = None) -> tuple[list[LevelGraph], list[np.ndarray], np.ndarray | None]:
+    """The hierarchy [G0, G1, ...], the maps cmaps[i] from G_i to G_{i+1}, and (with `blocks`, a partition of
+    G0 that every cluster must respect, for V-cycles) that partition carried to the coarsest graph.
 
     Stops when a graph has at most `coarsest_size` vertices or a level keeps more than `min_shrink` of its
     vertices. With coarsening "auto", levels use matching while it shrinks the graph by at least a third and
@@ -82,14 +91,15 @@ def coarsen(graph: LevelGraph, k: int, targets: np.ndarray, epsilon: float, opti
     levels = [graph]
     cmaps: list[np.ndarray] = []
     limit = coarsest_size(k, options)
-    method = "matching" if options.coarsening in ("matching", "auto") else "clustering"
+    method = "matching" if options.coarsening in ("matching", "auto") and blocks is None else "clustering"
+    current_blocks = None if blocks is None else np.ascontiguousarray(blocks, dtype=np.int32)
     level = 0
     while levels[-1].n > limit:
         current = levels[-1]
         if threads is not None:
             level_threads(current.n, threads)
         cap = cluster_weight_cap(current, k, targets, epsilon, options)
-        labels = cluster_level(current, cap, method, options, seed * 7919 + level)
+        labels = cluster_level(current, cap, method, options, seed * 7919 + level, current_blocks)
         cmap, coarse_n = labels_to_cmap(labels)
         shrink = coarse_n / max(current.n, 1)
         if options.coarsening == "auto" and method == "matching" and shrink > 2 / 3:
@@ -100,7 +110,11 @@ def coarsen(graph: LevelGraph, k: int, targets: np.ndarray, epsilon: float, opti
             break
         levels.append(contract_graph(current, cmap, coarse_n))
         cmaps.append(cmap)
+        if current_blocks is not None:
+            coarse_blocks = np.empty(coarse_n, dtype=np.int32)
+            coarse_blocks[cmap] = current_blocks
+            current_blocks = coarse_blocks
         level += 1
         if level > 4 * math.log2(max(graph.n, 2)) + 8:
             break
-    return levels, cmaps
+    return levels, cmaps, current_blocks

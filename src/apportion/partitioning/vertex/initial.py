@@ -66,7 +66,7 @@ def bisect(graph: LevelGraph, share0: float, epsilon: float, options: PartitionO
     # Suitor matching is a serial kernel: no parallel-region start-ups on these many small graphs
     sub_options = replace(options, coarsest_per_block=0, coarsest_min=options.bisection_coarsest,
                           coarsening="matching", matching="suitor")
-    hierarchy, cmaps = coarsen(graph, 2, shares, epsilon, sub_options, seed)
+    hierarchy, cmaps, _ = coarsen(graph, 2, shares, epsilon, sub_options, seed)
     part = grow_and_refine(hierarchy[-1], share0, limits, options, seed)
     for depth in range(len(hierarchy) - 2, -1, -1):
         level = hierarchy[depth]

@@ -100,6 +100,9 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     watch = ui.Stopwatch()
     try:
         part, levels = _multilevel(fine, k, shares, epsilon, limits, options, seed, watch, use_threads)
+        for cycle in range(options.vcycles if k > 1 else 0):
+            part, _ = _multilevel(fine, k, shares, epsilon, limits, options, seed + 7 * (cycle + 1), watch,
+                                  use_threads, given=part)
         level_threads(fine.n, use_threads)
         with watch.phase("metrics"):
             bw = block_weights(fine.vertex_weights, part, k)
@@ -122,19 +125,28 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
 
 
 def _multilevel(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limits: np.ndarray,
-                options: PartitionOptions, seed: int, watch: ui.Stopwatch, threads: int) -> tuple[np.ndarray, int]:
-    """Coarsen, partition the coarsest graph, then project / rebalance / refine back up; returns (part, levels)."""
+                options: PartitionOptions, seed: int, watch: ui.Stopwatch, threads: int,
+                given: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """Coarsen, partition the coarsest graph, then project / rebalance / refine back up; returns (part, levels).
+
+    With `given` (a balanced partition of `fine`) this is a V-cycle (Walshaw; KaFFPa): clusters never cross
+    its blocks, the coarsest graph inherits it instead of being partitioned anew, and refinement at every level
+    can only lower its cut.
+    """
     if k == 1:
         return np.zeros(fine.n, dtype=np.int32), 1
     with watch.phase("coarsen"):
-        hierarchy, cmaps = coarsen(fine, k, shares, epsilon, options, seed, threads)
+        hierarchy, cmaps, coarse_given = coarsen(fine, k, shares, epsilon, options, seed, threads, given)
     show = fine.n >= PROGRESS_MIN_VERTICES
     with ui.progress("partitioning", total=len(hierarchy) + 1) if show else _no_progress() as task:
         task.advance(1)
         coarsest = hierarchy[-1]
         with watch.phase("initial"):
             level_threads(coarsest.n, threads)
-            part = initial_partition(coarsest, shares, epsilon, options, seed + 17)
+            if coarse_given is not None:
+                part = coarse_given.copy()
+            else:
+                part = initial_partition(coarsest, shares, epsilon, options, seed + 17)
         for depth in range(len(hierarchy) - 1, -1, -1):
             graph = hierarchy[depth]
             level_threads(graph.n, threads)

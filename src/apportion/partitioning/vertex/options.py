@@ -41,6 +41,10 @@ class PartitionOptions:
         fm_passes: k-way FM passes per level (0 disables FM).
         fm_stop_fraction: an FM pass stops after this many non-improving moves (as a fraction of the boundary,
             at least 64).
+        fm_min_improvement: no further FM pass after one that lowered the cut by less than this fraction.
+    V-cycles:
+        vcycles: after the first multilevel cycle, this many more, each coarsening with clusters confined to the
+            blocks of the current partition and starting from it at the coarsest level (never worse).
     """
 
     coarsening: str = "clustering"
@@ -60,6 +64,8 @@ class PartitionOptions:
     lp_refine_passes: int = 3
     fm_passes: int = 2
     fm_stop_fraction: float = 0.05
+    fm_min_improvement: float = 0.002
+    vcycles: int = 0
 
     def validated(self) -> "PartitionOptions":
         if self.coarsening not in ("matching", "clustering", "auto"):
@@ -71,11 +77,12 @@ class PartitionOptions:
 
 PRESETS: dict[str, PartitionOptions] = {
     "fast": PartitionOptions(clustering_rounds=3, clustering_batches=4, initial_tries=3, initial_fm_passes=2,
-                             lp_refine_passes=2, fm_passes=0, coarsest_per_block=30),
-    "default": PartitionOptions(coarsest_per_block=60, fm_passes=3, fm_stop_fraction=0.1),
-    "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, initial_tries=12,
-                               initial_fm_passes=6, lp_refine_passes=4, fm_passes=6, fm_stop_fraction=0.25,
-                               coarsest_per_block=60),
+                             lp_refine_passes=2, fm_passes=1, fm_stop_fraction=0.05, coarsest_per_block=40),
+    "default": PartitionOptions(clustering_rounds=3, coarsest_per_block=60, initial_tries=8, fm_passes=8,
+                                fm_stop_fraction=0.25),
+    "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
+                               initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
+                               fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=2),
 }
 
 

@@ -67,16 +67,18 @@ def refine_two_direction(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ma
 
 
 def refine_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray, passes: int,
-              stop_fraction: float, seed: int, vertices: np.ndarray | None = None) -> int:
+              stop_fraction: float, seed: int, vertices: np.ndarray | None = None,
+              min_improvement: float = 0.0) -> int:
     """k-way FM with rollback to the best prefix, seeded from `vertices` (a superset of the boundary; all
-    vertices when None). Never increases the cut; every move fits its block. Updates part and bw; returns the
-    cut decrease."""
+    vertices when None); passes stop early once one gains less than `min_improvement` of the cut. Never
+    increases the cut; every move fits its block. Updates part and bw; returns the cut decrease."""
     if passes <= 0 or graph.n == 0:
         return 0
     if vertices is None:
         vertices = np.arange(graph.n, dtype=np.int32)
     return int(kway_fm(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
-                       max_weights, bw.shape[0], passes, stop_fraction, seed, vertices))
+                       max_weights, bw.shape[0], passes, stop_fraction, seed, vertices,
+                       float(min_improvement)))
 
 
 def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray,
@@ -84,4 +86,5 @@ def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.
     """The refinement of one level as the options say: two-direction passes, then FM passes, both on the
     boundary only."""
     _, boundary = refine_two_direction(graph, part, bw, max_weights, options.lp_refine_passes, seed)
-    refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 1, boundary)
+    refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 1, boundary,
+              options.fm_min_improvement)
