@@ -62,17 +62,15 @@ def progress(description: str, total: float | None = None) -> Iterator[_NullTask
         yield _NullTask()
         return
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
 
-    bar = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("{task.percentage:>3.0f}%"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    )
+    if total is None:  # no measure of the work: a spinner and the elapsed time
+        columns = (SpinnerColumn(), TextColumn("[bold]{task.description}"), TimeElapsedColumn())
+    else:
+        columns = (TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                   TimeElapsedColumn(), TimeRemainingColumn())
+    bar = Progress(*columns, console=Console(stderr=True), transient=True)
     with bar:
         yield _RichTask(bar, bar.add_task(description, total=total))
 

@@ -16,6 +16,7 @@ from typing import Iterator
 
 from apportion.cli.common import add_command, emit_json, parse_number_list, print_table
 from apportion.errors import InputError
+from apportion.ui import progress
 
 GRAPH_HELP = "graph file: .graph/.metis/.mgraph (METIS), .mtx (Matrix Market), .txt/.edgelist/.el/.edges " \
              "(edge list), .npz (apportion binary)"
@@ -131,9 +132,10 @@ def run_generate(args: argparse.Namespace) -> int:
         raise InputError(f"{args.kind}: option(s) {flags} do not apply (valid: "
                          f"{', '.join('--' + k.replace('_', '-') for k in sorted(allowed)) or 'none'})")
     start = time.perf_counter()
-    graph = generate(args.kind, args.n, seed=args.seed, **options)
+    with progress(f"generating {args.kind}"):
+        graph = generate(args.kind, args.n, seed=args.seed, **options)
     generated = time.perf_counter() - start
-    with _reported_warnings():
+    with _reported_warnings(), progress(f"writing {args.output}"):
         write_graph(graph, args.output)
     total = time.perf_counter() - start
     report = {"kind": args.kind, "seed": args.seed, "options": options, "output": args.output, "n": graph.n,
@@ -191,7 +193,8 @@ def run_convert(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         graph = _read(args, args.input)
         read_seconds = time.perf_counter() - start
-        write_graph(graph, args.output, format=out_format)
+        with progress(f"writing {args.output}"):
+            write_graph(graph, args.output, format=out_format)
         seconds = time.perf_counter() - start
     report = {"input": args.input, "input_format": in_format, "output": args.output, "output_format": out_format,
               "n": graph.n, "m": graph.m, "read_seconds": read_seconds, "seconds": seconds}
