@@ -8,6 +8,7 @@ import numpy as np
 
 from apportion.cli.common import add_command, emit_json, parse_number_list, print_table
 from apportion.errors import InputError
+from apportion.ui import progress
 
 
 def register(subparsers) -> None:
@@ -170,7 +171,8 @@ def _perf_build(args: argparse.Namespace) -> int:
         if min(sizes) < 1 or min(comms) < 0:
             raise InputError("--sizes must be ≥ 1 and --comms ≥ 0")
         device = _pick_device(platform, args.device)
-        table = build_table(device, benchmark_case, sorted(set(sizes)), sorted(set(comms)), options=options)
+        with progress(f"benchmarking {len(set(sizes))}×{len(set(comms))} table points"):
+            table = build_table(device, benchmark_case, sorted(set(sizes)), sorted(set(comms)), options=options)
     finally:
         platform.close()
     save_table(table, args.output)
@@ -239,16 +241,19 @@ def _stencil(args: argparse.Namespace) -> int:
             from apportion.apps.heat import run_heat
             from apportion.perfmodel.bench import bench_options
 
-            result = run_heat(rows, cols, 100 if args.steps is None else args.steps, platform, model=args.model,
-                              method=args.partition, tables=tables, seed=args.seed, clock=args.clock,
-                              bench_options=bench_options("default", clock=args.clock), cluster=cluster)
+            with progress(f"heat {rows}×{cols} on {len(platform.devices)} devices"):
+                result = run_heat(rows, cols, 100 if args.steps is None else args.steps, platform,
+                                  model=args.model, method=args.partition, tables=tables, seed=args.seed,
+                                  clock=args.clock, bench_options=bench_options("default", clock=args.clock),
+                                  cluster=cluster)
         else:
             from apportion.apps.gauss import run_gauss
 
             if rows != cols:
                 raise InputError("gauss needs a square grid (N×N)")
-            result = run_gauss(rows, platform, model=args.model, method=args.partition, tables=tables,
-                               seed=args.seed, steps=args.steps)
+            with progress(f"gauss {rows}×{rows} on {len(platform.devices)} devices"):
+                result = run_gauss(rows, platform, model=args.model, method=args.partition, tables=tables,
+                                   seed=args.seed, steps=args.steps)
     finally:
         platform.close()
     report = result.to_dict()

@@ -6,6 +6,7 @@ import argparse
 
 from apportion.cli.common import add_command, emit_json
 from apportion.errors import InputError
+from apportion.ui import progress
 
 
 def register(subparsers) -> None:
@@ -75,7 +76,8 @@ def run_schedule_command(args: argparse.Namespace) -> int:
         size = args.size if args.size is not None else DEFAULT_SIZE[kind][args.workload]
         workload = build_workload(args.workload, size, args.chunks,
                                   materialize=not platform.simulated or args.compute, seed=args.seed)
-        schedule = run_schedule(workload, platform, policy, args.rounds, compute=args.compute)
+        with progress(f"{policy} on {len(platform.devices)} devices, {args.rounds} rounds"):
+            schedule = run_schedule(workload, platform, policy, args.rounds, compute=args.compute)
         check = None
         if schedule.result is not None:
             check = _check(args.workload, workload, schedule.result)
