@@ -104,10 +104,14 @@ def test_same_seed_same_result_and_seeds_matter():
     assert len(others) > 1
 
 
-def test_same_result_whatever_the_thread_count():
+@pytest.mark.parametrize("preset", ["default", "strong"])
+def test_same_result_whatever_the_thread_count(monkeypatch, preset):
+    # every level runs its parallel kernels (normally only levels of >= 20,000 vertices do), with as many
+    # parallel slices as the thread count says
+    monkeypatch.setattr("apportion.partitioning.vertex.coarsen.PARALLEL_MIN_VERTICES", 0)
     graph = grid(40, 40)
-    one = apportion.partition(graph, 4, seed=5, threads=1)
-    two = apportion.partition(graph, 4, seed=5, threads=2)
+    one = apportion.partition(graph, 4, seed=5, threads=1, preset=preset)
+    two = apportion.partition(graph, 4, seed=5, threads=2, preset=preset)
     np.testing.assert_array_equal(one.assignment, two.assignment)
 
 
