@@ -46,16 +46,17 @@ def _group_gain(x, p, group_size, group_edges, group_other, loads, lower, upper,
     start = slot_ptr[x]
     for s in range(start, start + fill[x]):
         q = slot_part[s]
-        if q != p and marked[q] == 0:
-            marked[q] = 1
-            touched[ntouched] = q
-            ntouched += 1
+        if q != p:
+            if marked[q] == 0:
+                touched[ntouched] = q
+                ntouched += 1
+            marked[q] = 2          # 2: x is in q (1: only a group neighbour is)
     best_gain = 0
     best_q = -1
     for t in range(ntouched):
         q = touched[t]
         if loads[q] + group_size <= upper:
-            holds_x = 1 if _count_in(slot_ptr, slot_part, slot_count, fill, x, q) > 0 else 0
+            holds_x = 1 if marked[q] == 2 else 0
             gain = holds_x + freed - group_size + present[q]
             better = False
             if gain > best_gain:
