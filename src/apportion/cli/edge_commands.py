@@ -6,6 +6,7 @@ import argparse
 
 from apportion.cli.common import add_command, emit_json, load_graph, print_table
 from apportion.errors import InputError
+from apportion.ui import progress
 
 
 def _positive_int(text: str) -> int:
@@ -82,8 +83,9 @@ def _edge_partition(args) -> int:
             graph = read_graph(args.graph, format="mtx", bipartite=True)
     else:
         graph = load_graph(args.graph)
-    result = edge_partition(graph, args.k, method=args.method, imbalance=args.imbalance, seed=args.seed,
-                            **_method_options(args))
+    with progress(f"{args.method}: {graph.m:,} edges into {args.k} parts"):
+        result = edge_partition(graph, args.k, method=args.method, imbalance=args.imbalance, seed=args.seed,
+                                **_method_options(args))
     if args.output:
         from apportion._atomic import atomic_output
 
@@ -109,8 +111,9 @@ def _spmv(args) -> int:
 
     if args.imbalance < 0:
         raise InputError(f"imbalance must be ≥ 0, got {args.imbalance}")
-    report = spmv(args.matrix, args.k, method=args.method, imbalance=args.imbalance, seed=args.seed,
-                  repeats=args.repeats, **_method_options(args))
+    with progress(f"spmv over {args.k} parts ({args.method})"):
+        report = spmv(args.matrix, args.k, method=args.method, imbalance=args.imbalance, seed=args.seed,
+                      repeats=args.repeats, **_method_options(args))
     summary = report.to_dict()
     if args.json:
         summary["matrix"] = args.matrix
