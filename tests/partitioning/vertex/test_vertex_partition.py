@@ -157,3 +157,26 @@ def test_shared_mesh_4elt_unequal_targets(graphs_dir):
     graph = read_graph(graphs_dir / "4elt.graph")
     p = apportion.partition(graph, 4, targets=[4, 2, 1, 1], seed=0)
     check_partition(graph, p, 4, np.array([4, 2, 1, 1]) / 8, 0.03)
+
+
+def test_isolated_vertices_become_slack_for_the_rest():
+    """A 10x10 grid plus 150 isolated vertices, k = 2: block limits are 128 each, so the whole grid fits in one
+    block and the isolated vertices fill the other: cut 0 (any balanced split of the grid itself cuts >= 10)."""
+    core = grid(10, 10)
+    u, v, _ = core.edges()
+    graph = Graph.from_edges(u, v, n=250)
+    p = apportion.partition(graph, 2, seed=0)
+    assert p.cut == 0 and p.balanced
+    check_partition(graph, p, 2, np.full(2, 0.5), 0.03)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_weighted_isolated_vertices_keep_the_balance_guarantee(seed):
+    rng = np.random.default_rng(seed)
+    core = grid(8, 8)
+    u, v, _ = core.edges()
+    weights = rng.integers(1, 20, size=164)
+    graph = Graph.from_edges(u, v, n=164).with_weights(vertex_weights=weights)
+    targets = np.array([4.0, 2.0, 1.0, 1.0])
+    p = apportion.partition(graph, 4, targets=targets, imbalance=0.1, seed=seed)
+    check_partition(graph, p, 4, targets / targets.sum(), 0.1)

@@ -272,3 +272,26 @@ def pack_greedily(vertex_weights, part, bw, max_weights, max_moves):
         if _is_overloaded(bw, b, max_weights):
             return False
     return True
+
+
+@njit(cache=True, nogil=True)
+def place_isolated(vertex_weights, vertices, part, bw, max_weights):
+    """Put each vertex of `vertices` (no edges, so no effect on the cut; heaviest first is best) into the block
+    with the most relative room left after taking it (the smallest over constraints of
+    (max_weight - weight) / max_weight), preferring blocks it fits. Updates part and bw."""
+    k, ncon = bw.shape
+    for i in range(vertices.shape[0]):
+        v = vertices[i]
+        best = 0
+        best_room = -1e300
+        for b in range(k):
+            room = 1e300
+            for c in range(ncon):
+                r = (max_weights[b, c] - bw[b, c] - vertex_weights[v, c]) / max(max_weights[b, c], 1)
+                room = min(room, r)
+            if room > best_room:
+                best_room = room
+                best = b
+        part[v] = best
+        for c in range(ncon):
+            bw[best, c] += vertex_weights[v, c]
