@@ -2,6 +2,8 @@
 
     python benchmarks/partition.py --quick      # shared graphs, k in {2, 8, 64}
     python benchmarks/partition.py              # + generated 2^20-vertex graphs, k in {2, 8, 64, 256}, memory
+    python benchmarks/partition.py --only rmat_18   # just these instances (full-mode k), own docs marker
+    python benchmarks/partition.py --memory     # just the peak-memory comparison on delaunay 2^20
 
 Everyone runs on the same thread count (default 2), JIT warmed, graph I/O excluded from the times. Prints the
 tables and writes them into docs/partition.md between the markers `<!-- BEGIN partition-... -->` and
@@ -114,11 +116,14 @@ def write_docs(name, text):
     DOCS.write_text(doc)
 
 
-def peak_memory(kind, spec, which, k, threads):
-    """Peak resident memory (MiB) of a fresh process that generates the graph and partitions it."""
+def peak_memory(path, which, k, threads):
+    """Peak resident memory (MiB) of a fresh process that loads the graph arrays from `path` (.npz), then
+    partitions it: (after loading, at the end). The increment is what partitioning itself needed."""
     code = f"""
 import resource, numpy as np, apportion
-g = apportion.generate({kind!r}, seed=0, **{spec!r})
+from apportion.graph.csr import Graph
+d = np.load({str(path)!r})
+g = Graph._trusted(d["indptr"], d["indices"], None, None, "g")
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 if {which!r} == 'metis':
     import pymetis; pymetis.part_graph({k}, xadj=g.indptr, adjncy=g.indices)
@@ -130,6 +135,20 @@ print(base, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     return int(out[0]) / 1024, int(out[1]) / 1024
 
 
+def memory_text(threads, k=64):
+    """Peak memory of METIS and apportion on delaunay 2^20 (each in its own fresh process; the graph is
+    generated once here and saved, so the generator's own peak does not hide the partitioners')."""
+    graph = apportion.generate("delaunay", seed=0, n=1 << 20)
+    path = Path(tempfile.mkdtemp(prefix="apportion-mem-")) / "delaunay.npz"
+    np.savez(path, indptr=graph.indptr, indices=graph.indices)
+    apportion.partition(graph, k, threads=threads)  # the JIT cache is warm for the subprocess
+    base_m, peak_m = peak_memory(path, "metis", k, threads)
+    base_a, peak_a = peak_memory(path, "apportion", k, threads)
+    return (f"Peak memory on delaunay 2^20, k = {k} (MiB, whole process / above the loaded graph): "
+            f"METIS {peak_m:.0f} / {peak_m - base_m:.0f}, apportion {peak_a:.0f} / {peak_a - base_a:.0f}; "
+            f"ratio of the increments {(peak_a - base_a) / max(peak_m - base_m, 1):.2f}.")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shared graphs only, k in {2, 8, 64}")
@@ -138,8 +157,16 @@ def main() -> int:
     parser.add_argument("--only", default=None,
                         help="comma-separated instance names (e.g. rmat_18): run just those, all k of the full "
                              "mode, and write the table under its own marker partition-only-<names>")
+    parser.add_argument("--memory", action="store_true",
+                        help="only the peak-memory comparison on delaunay 2^20 (marker partition-memory)")
     args = parser.parse_args()
     threads = args.threads
+    if args.memory:
+        text = memory_text(threads)
+        print(text)
+        if not args.no_docs:
+            write_docs("partition-memory", text)
+        return 0
     ks = [2, 8, 64] if args.quick else [2, 8, 64, 256]
     only = set(args.only.split(",")) if args.only else None
     folder = shared_graphs_dir()
@@ -228,12 +255,7 @@ def main() -> int:
             + "\n\nUnequal targets (`default`):\n\n"
             + table(["graph", "targets", "cut", "imbalance", "within ε"], balance_rows))
     if not args.quick and only is None:
-        kind, spec = "delaunay", dict(n=1 << 20)
-        base_m, peak_m = peak_memory(kind, spec, "metis", 64, threads)
-        base_a, peak_a = peak_memory(kind, spec, "apportion", 64, threads)
-        text += ("\n\nPeak memory on delaunay 2^20, k = 64 (MiB, whole process / above the loaded graph): "
-                 f"METIS {peak_m:.0f} / {peak_m - base_m:.0f}, apportion {peak_a:.0f} / {peak_a - base_a:.0f}; "
-                 f"ratio of the increments {(peak_a - base_a) / max(peak_m - base_m, 1):.2f}.")
+        text += "\n\n" + memory_text(threads)
     print(text)
     if not args.no_docs:
         write_docs(f"partition-{mode}", text)
