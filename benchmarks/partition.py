@@ -117,19 +117,26 @@ def write_docs(name, text):
 
 
 def peak_memory(path, which, k, threads):
-    """Peak resident memory (MiB) of a fresh process that loads the graph arrays from `path` (.npz), then
-    partitions it: (after loading, at the end). The increment is what partitioning itself needed."""
+    """Resident memory (MiB) of a fresh process that loads the graph arrays from `path` (.npz), then
+    partitions it: (RSS after loading, peak RSS during partitioning — the kernel's high-water mark reset after
+    loading, so neither the imports' nor the loading's transient peaks count). The difference is what
+    partitioning itself needed."""
     code = f"""
-import resource, numpy as np, apportion
+import numpy as np, apportion
 from apportion.graph.csr import Graph
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1])
 d = np.load({str(path)!r})
 g = Graph._trusted(d["indptr"], d["indices"], None, None, "g")
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+open("/proc/self/clear_refs", "w").write("5")  # reset the high-water mark (VmHWM) to the current RSS
+base = status("VmRSS")
 if {which!r} == 'metis':
     import pymetis; pymetis.part_graph({k}, xadj=g.indptr, adjncy=g.indices)
 else:
     apportion.partition(g, {k}, threads={threads})
-print(base, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(base, status("VmHWM"))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     return int(out[0]) / 1024, int(out[1]) / 1024
