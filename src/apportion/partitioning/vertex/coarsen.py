@@ -64,8 +64,11 @@ def cluster_level(graph: LevelGraph, cap: np.ndarray, method: str, options: Part
             labels = mutual_matching(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, cap,
                                      options.matching_rounds, seed)
     else:
+        rounds = options.clustering_rounds
+        if graph.n >= options.large_level:
+            rounds = min(rounds, options.large_level_clustering_rounds)
         labels = label_propagation_clustering(graph.indptr, graph.indices, graph.edge_weights,
-                                              graph.vertex_weights, cap, options.clustering_rounds,
+                                              graph.vertex_weights, cap, rounds,
                                               options.clustering_batches, seed,
                                               4 * numba.get_num_threads(), options.clustering_stop_fraction,
                                               NO_BLOCKS if blocks is None else blocks)

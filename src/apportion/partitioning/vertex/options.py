@@ -25,6 +25,8 @@ class PartitionOptions:
         clustering_batches: synchronous sub-rounds per LP round (more = closer to sequential LP).
         clustering_stop_fraction: a level's label propagation stops after a round that moved fewer than this
             fraction of the vertices.
+        large_level: levels with at least this many vertices run at most `large_level_clustering_rounds`
+            rounds (a third round there costs as much as the first and moves ~5 % of the vertices).
         coarsest_per_block: stop coarsening when n <= coarsest_per_block * k ...
         coarsest_min: ... or n <= coarsest_min (whichever is larger).
         min_shrink: stop when a level keeps more than this fraction of the vertices (thesis: 0.85).
@@ -53,6 +55,8 @@ class PartitionOptions:
     clustering_rounds: int = 5
     clustering_batches: int = 8
     clustering_stop_fraction: float = 0.02
+    large_level: int = 500_000
+    large_level_clustering_rounds: int = 2
     coarsest_per_block: int = 40
     coarsest_min: int = 200
     min_shrink: float = 0.90
@@ -82,7 +86,8 @@ PRESETS: dict[str, PartitionOptions] = {
                                 fm_stop_fraction=0.25),
     "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
                                initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
-                               fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=2),
+                               fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=2,
+                               large_level_clustering_rounds=6),
 }
 
 
