@@ -8,6 +8,8 @@ step closes the gap with a greedy, copy-aware choice of edges and target parts.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from apportion.partitioning.edge._balance_kernels import rebalance_kernel
@@ -36,15 +38,37 @@ def rebalance_within(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: in
     loads = np.bincount(out, minlength=k)
     if m == 0 or (loads.max() <= upper and loads.min() >= lower):
         return out, 0
+    st = edge_move_state(u, v, out, n, k)
+    moves = rebalance_kernel(st.u, st.v, out, k, lower, upper, st.slot_ptr, st.slot_part, st.slot_count, st.fill,
+                             st.indptr, st.targets, st.edge_of_entry)
+    return out, int(moves)
+
+
+class EdgeMoveState(NamedTuple):
+    """What the edge-moving kernels (rebalancing, refinement) share: int64 endpoints, vertex degrees, each vertex's
+    parts with their edge counts (slot arrays), and every vertex's incident (neighbour, edge id) lists."""
+
+    u: np.ndarray
+    v: np.ndarray
+    degrees: np.ndarray
+    slot_ptr: np.ndarray
+    slot_part: np.ndarray
+    slot_count: np.ndarray
+    fill: np.ndarray
+    indptr: np.ndarray
+    targets: np.ndarray
+    edge_of_entry: np.ndarray
+
+
+def edge_move_state(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int) -> EdgeMoveState:
+    """Build the shared state for moving edges of `assignment` (which the kernels then update in place)."""
     u64 = np.ascontiguousarray(u, dtype=np.int64)
     v64 = np.ascontiguousarray(v, dtype=np.int64)
     degrees = np.bincount(u64, minlength=n) + np.bincount(v64, minlength=n)
     slot_ptr = slot_offsets(degrees, k)
-    slot_part, slot_count, fill = build_part_sets(u64, v64, out, slot_ptr, n)
+    slot_part, slot_count, fill = build_part_sets(u64, v64, assignment, slot_ptr, n)
     indptr, targets, edge_of_entry = _incidence_lists(u64, v64, n)
-    moves = rebalance_kernel(u64, v64, out, k, lower, upper, slot_ptr, slot_part, slot_count, fill, indptr,
-                             targets, edge_of_entry)
-    return out, int(moves)
+    return EdgeMoveState(u64, v64, degrees, slot_ptr, slot_part, slot_count, fill, indptr, targets, edge_of_entry)
 
 
 def _incidence_lists(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from apportion.partitioning.edge._part_sets import build_part_sets, slot_offsets
 from apportion.partitioning.edge._refine_kernels import refine_kernel, region_kernel
-from apportion.partitioning.edge.balance import _incidence_lists, rebalance_within
+from apportion.partitioning.edge.balance import edge_move_state, rebalance_within
 from apportion.partitioning.edge.metrics import balanced_capacity
 
 DEFAULT_PASSES = 6
@@ -52,12 +51,9 @@ def refine(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int,
     m = out.shape[0]
     if m == 0 or k < 2 or passes < 1:
         return out, 0, 0
-    u64 = np.ascontiguousarray(u, dtype=np.int64)
-    v64 = np.ascontiguousarray(v, dtype=np.int64)
-    degrees = np.bincount(u64, minlength=n) + np.bincount(v64, minlength=n)
-    slot_ptr = slot_offsets(degrees, k)
-    slot_part, slot_count, fill = build_part_sets(u64, v64, out, slot_ptr, n)
-    indptr, targets, edge_of_entry = _incidence_lists(u64, v64, n)
+    st = edge_move_state(u, v, out, n, k)
+    u64, v64, degrees, slot_ptr, slot_part, slot_count, fill = st[:7]
+    indptr, targets, edge_of_entry = st.indptr, st.targets, st.edge_of_entry
     order = np.random.default_rng(seed).permutation(n).astype(np.int64)
     order = order[degrees[order] >= 2]
     max_group = max(1, int(upper) - int(lower))
