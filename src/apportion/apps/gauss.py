@@ -42,10 +42,13 @@ def random_matrix(n: int, seed: int = 0) -> np.ndarray:
 
 
 def run_gauss(n: int, devices, *, model: str = "cpm", method: str = "nphp", tables=None,
-              matrix: np.ndarray | None = None, seed: int = 0, steps: int | None = None) -> GaussResult:
+              matrix: np.ndarray | None = None, seed: int = 0, steps: int | None = None,
+              cluster: str | None = None, ray_local_cpus: int | None = None) -> GaussResult:
     """LU-factorise an n × n matrix (random normal by `seed` unless `matrix` is given) with partial pivoting on
     `devices`; `steps` limits the elimination steps (default n − 1). Simulated platforms compute the values
-    with the CPU kernel and report their model's times."""
+    with the CPU kernel and report their model's times. `cluster` (a Ray address, or "local" for a local Ray
+    instance of `ray_local_cpus` CPUs) runs each device as a Ray actor holding its blocks
+    (`apportion.apps.stencil_ray.RayGaussRuntime`); otherwise one thread per device."""
     devices = list(devices)
     a = random_matrix(n, seed) if matrix is None else np.array(matrix, dtype=np.float64)
     if a.shape != (n, n):
@@ -56,9 +59,20 @@ def run_gauss(n: int, devices, *, model: str = "cpm", method: str = "nphp", tabl
     blocks = [(int(rect.owner[j]), int(rect.row[j]), int(rect.col[j]),
                a[rect.row[j]:rect.row[j] + rect.height[j], rect.col[j]:rect.col[j] + rect.width[j]].copy())
               for j in range(rect.pieces)]
+    total = n - 1 if steps is None else max(0, min(int(steps), n - 1))
+    if cluster is not None:
+        from apportion.apps.stencil_ray import RayGaussRuntime
+
+        ray_runtime = RayGaussRuntime(devices, rect, a, address=None if cluster == "local" else cluster,
+                                      local_cpus=ray_local_cpus)
+        try:
+            trace, perm = ray_runtime.run(GAUSS_KERNELS, total)
+            lu = ray_runtime.values()
+        finally:
+            ray_runtime.close()
+        return GaussResult(lu, perm, trace, plan)
     p = rect.p
     by_device = [[b for b in blocks if b[0] == i] for i in range(p)]
-    total = n - 1 if steps is None else max(0, min(int(steps), n - 1))
     compute = np.zeros((total, p))
     communication = np.zeros((total, p))
     perm = np.arange(n)

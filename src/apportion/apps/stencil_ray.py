@@ -15,6 +15,13 @@ driver waits for every actor's step before starting the next iteration (bulk syn
 the per-iteration trace. `communication_s` is the actor's own halo work (send-zone copies and ghost fills);
 the transport between actors is part of `wall_s`. Kernels take `(padded_block, out, *params)` and return the
 new interior, like the threaded runtime's; they must be importable on the workers (apportion's are).
+
+`RayGaussRuntime` runs Gaussian elimination with partial pivoting (seed 002 §5.5, Algorithm 5-2) on the same
+kind of actors: each holds its device's blocks (no ghost ring) and, per elimination step k, the driver passes
+references through three bulk-synchronous phases — every actor's `column(k)` (its segments of column k), every
+actor's `rows(k, *columns)` (each actor assembles column k, picks the pivot — first largest |a_ik| — itself and
+returns its segments of rows k and pivot), every actor's `update(k, *columns, *rows)` (assemble those rows, swap
+them in its own blocks, form the pivot row and the multipliers, run the elimination kernel on each block).
 """
 
 from __future__ import annotations
@@ -51,6 +58,9 @@ def _worker_class():
                 self.p = p
                 device = CPUDevice(name="worker")
                 self.device = ThrottledDevice(device, factor) if factor > 1 else device
+
+            def ready(self):
+                return True
 
             def send_zones(self):
                 messages = [[self.blocks[b][src].copy() for b, src in self.outgoing[d]] for d in range(self.p)]
@@ -94,6 +104,137 @@ def _throttle(device) -> float:
     return throttle_factor(device)
 
 
+def _connect_real_devices(devices, p: int, address, local_cpus):
+    """Check the devices (one per processor, real only) and connect to Ray; returns the ray module."""
+    from apportion.platform.ray import connect
+
+    if len(devices) != p:
+        raise InputError(f"{len(devices)} devices but the partition has {p} processors")
+    if any(getattr(d, "is_simulated", False) for d in devices):
+        raise InputError("the Ray stencil runtime runs real devices only (simulated platforms run locally)")
+    connect(address, local_cpus=local_cpus or max(2, len(devices)))
+    import ray
+
+    return ray
+
+
+def _start_workers(ray, worker, arguments):
+    """One actor of class `worker` per argument tuple; waits until all are up (UnavailableError otherwise)."""
+    # several devices may share a small cluster's CPUs: reserve a fair fraction each, never more than one
+    cpus = float(ray.cluster_resources().get("CPU", 1.0))
+    worker = worker.options(num_cpus=min(1.0, cpus / max(1, len(arguments))))
+    try:
+        workers = [worker.remote(*args) for args in arguments]
+        ray.get([w.ready.remote() for w in workers], timeout=300)
+    except Exception as exc:
+        raise UnavailableError(f"Ray stencil workers did not start: {str(exc).splitlines()[0]}") from None
+    return workers
+
+
+_GAUSS_WORKER_CLASS = None
+
+
+def _gauss_worker_class():
+    global _GAUSS_WORKER_CLASS
+    if _GAUSS_WORKER_CLASS is None:
+        import ray
+
+        @ray.remote(num_cpus=1)
+        class GaussWorker:
+            """Holds the blocks [(row0, col0, array)] of one device of an n × n elimination."""
+
+            def __init__(self, blocks, n, factor):
+                from apportion.platform.cpu import CPUDevice
+                from apportion.platform.throttled import ThrottledDevice
+
+                self.blocks = [(int(r0), int(c0), np.array(data, dtype=np.float64)) for r0, c0, data in blocks]
+                self.n = int(n)
+                device = CPUDevice(name="worker")
+                self.device = ThrottledDevice(device, factor) if factor > 1 else device
+                self.halo_s = 0.0  # this step's own communication work so far
+
+            def ready(self):
+                return True
+
+            def column(self, k):
+                """This actor's segments of column k, rows ≥ k: [(first row, values)]."""
+                start = time.perf_counter()
+                out = [(max(r0, k), data[max(0, k - r0):, k - c0].copy()) for r0, c0, data in self.blocks
+                       if c0 <= k < c0 + data.shape[1] and r0 + data.shape[0] > k]
+                self.halo_s = time.perf_counter() - start
+                return out
+
+            def _assemble_column(self, k, columns):
+                column = np.zeros(self.n)
+                for segments in columns:
+                    for first, values in segments:
+                        column[first:first + values.shape[0]] = values
+                return column
+
+            def _pivot(self, k, column):
+                return k + int(np.argmax(np.abs(column[k:])))
+
+            def rows(self, k, *columns):
+                """Pick the pivot from the gathered column k; return this actor's segments of rows k and pivot:
+                (pivot, [(col0, row k values)], [(col0, pivot row values)])."""
+                start = time.perf_counter()
+                pivot = self._pivot(k, self._assemble_column(k, columns))
+                mine_k = [(c0, data[k - r0].copy()) for r0, c0, data in self.blocks if r0 <= k < r0 + data.shape[0]]
+                mine_p = [(c0, data[pivot - r0].copy()) for r0, c0, data in self.blocks
+                          if r0 <= pivot < r0 + data.shape[0]] if pivot != k else []
+                self.halo_s += time.perf_counter() - start
+                return pivot, mine_k, mine_p
+
+            def update(self, kernels, k, p, *parts):
+                """Swap rows k and pivot in this actor's blocks, form the pivot row and the multipliers, and
+                eliminate step k on every block. Returns (compute s, communication s, pivot)."""
+                start = time.perf_counter()
+                columns, rows = parts[:p], parts[p:]
+                column = self._assemble_column(k, columns)
+                pivot = rows[0][0]
+                row_k = np.zeros(self.n)
+                row_p = np.zeros(self.n)
+                for _, segments_k, segments_p in rows:
+                    for c0, values in segments_k:
+                        row_k[c0:c0 + values.shape[0]] = values
+                    for c0, values in segments_p:
+                        row_p[c0:c0 + values.shape[0]] = values
+                if pivot != k:
+                    for r0, c0, data in self.blocks:
+                        w = data.shape[1]
+                        if r0 <= k < r0 + data.shape[0]:
+                            data[k - r0] = row_p[c0:c0 + w]
+                        if r0 <= pivot < r0 + data.shape[0]:
+                            data[pivot - r0] = row_k[c0:c0 + w]
+                    column[[k, pivot]] = column[[pivot, k]]
+                    pivot_row = row_p
+                else:
+                    pivot_row = row_k
+                multipliers = np.zeros(self.n)
+                if pivot_row[k] != 0:
+                    multipliers[k + 1:] = column[k + 1:] / pivot_row[k]
+                communication = self.halo_s + time.perf_counter() - start
+                compute = 0.0
+                for r0, c0, data in self.blocks:
+                    compute += self.device.run(kernels, data, r0, c0, k, multipliers, pivot_row).timing.total_s
+                return compute, communication, pivot
+
+            def warm_up(self, kernels):
+                """Compile (or load from Numba's cache) the kernel outside the timed steps, on copies."""
+                from apportion.platform.device import KernelSet
+
+                kernel = KernelSet.coerce(kernels).cpu
+                for r0, c0, data in self.blocks:
+                    kernel(data.copy(), r0, c0, 0, np.zeros(self.n), np.zeros(self.n))
+                return True
+
+            def values(self):
+                return [(r0, c0, data.copy()) for r0, c0, data in self.blocks]
+
+        _GAUSS_WORKER_CLASS = GaussWorker
+    return _GAUSS_WORKER_CLASS
+
+
 class RayStencilRuntime:
     """Same contract as `StencilRuntime` (run → StencilTrace, values, close), with one Ray actor per device.
 
@@ -103,16 +244,8 @@ class RayStencilRuntime:
 
     def __init__(self, devices, rect: Rectangles, values: np.ndarray, boundary: float = 0.0, *,
                  address: str | None = None, local_cpus: int | None = None):
-        from apportion.platform.ray import connect
-
         self.devices = list(devices)
-        if len(self.devices) != rect.p:
-            raise InputError(f"{len(self.devices)} devices but the partition has {rect.p} processors")
-        if any(getattr(d, "is_simulated", False) for d in self.devices):
-            raise InputError("the Ray stencil runtime runs real devices only (simulated platforms run locally)")
-        connect(address, local_cpus=local_cpus or max(2, len(self.devices)))
-        import ray
-
+        ray = _connect_real_devices(self.devices, rect.p, address, local_cpus)
         self._ray = ray
         self.rect = rect
         p = rect.p
@@ -128,16 +261,9 @@ class RayStencilRuntime:
                 else:
                     outgoing[other.owner][b.owner].append((other.index, src))
                     incoming[b.owner][other.owner].append((b.index, dst))
-        worker = _worker_class()
-        # several devices may share a small cluster's CPUs: reserve a fair fraction each, never more than one
-        cpus = float(ray.cluster_resources().get("CPU", 1.0))
-        worker = worker.options(num_cpus=min(1.0, cpus / p))
-        try:
-            self.workers = [worker.remote({b.index: b.data for b in by_owner[i]}, local[i], outgoing[i], incoming[i],
-                                          _throttle(self.devices[i]), p) for i in range(p)]
-            ray.get([w.values.remote() for w in self.workers], timeout=300)
-        except Exception as exc:
-            raise UnavailableError(f"Ray stencil workers did not start: {str(exc).splitlines()[0]}") from None
+        self.workers = _start_workers(ray, _worker_class(), [
+            ({b.index: b.data for b in by_owner[i]}, local[i], outgoing[i], incoming[i], _throttle(self.devices[i]), p)
+            for i in range(p)])
         self.blocks = blocks
 
     def run(self, kernels, params, steps: int) -> StencilTrace:
@@ -170,6 +296,82 @@ class RayStencilRuntime:
                 if b.index in part:
                     b.data[1:-1, 1:-1] = part[b.index]
         return gather(self.blocks, self.rect.rows, self.rect.cols)
+
+    def close(self) -> None:
+        for w in getattr(self, "workers", []):
+            try:
+                self._ray.kill(w)
+            except Exception:  # pragma: no cover - already gone
+                pass
+        self.workers = []
+
+
+class RayGaussRuntime:
+    """Gaussian elimination with partial pivoting (seed 002 §5.5, Algorithm 5-2) with one Ray actor per device
+    holding its blocks of the n × n matrix; see the module docstring for the three phases of a step.
+
+    `run(steps)` → (StencilTrace, row permutation); `values()` → the packed LU so far; `close()` ends the actors.
+    Connection and device rules as `RayStencilRuntime` (simulated devices raise InputError)."""
+
+    def __init__(self, devices, rect: Rectangles, matrix: np.ndarray, *, address: str | None = None,
+                 local_cpus: int | None = None):
+        self.devices = list(devices)
+        ray = _connect_real_devices(self.devices, rect.p, address, local_cpus)
+        self._ray = ray
+        self.rect = rect
+        self.n = int(matrix.shape[0])
+        p = rect.p
+        self.blocks = [(int(rect.owner[j]), int(rect.row[j]), int(rect.col[j]), int(rect.height[j]),
+                        int(rect.width[j])) for j in range(rect.pieces)]
+        arguments = []
+        for i in range(p):
+            mine = [(r0, c0, matrix[r0:r0 + h, c0:c0 + w].copy()) for owner, r0, c0, h, w in self.blocks
+                    if owner == i]
+            arguments.append((mine, self.n, _throttle(self.devices[i])))
+        self.workers = _start_workers(ray, _gauss_worker_class(), arguments)
+
+    def received_items(self, k: int) -> np.ndarray:
+        """Values each device receives at step k: its columns of the pivot row and its rows of the multipliers
+        (the same count as the threaded runtime's)."""
+        items = np.zeros(len(self.workers), dtype=np.int64)
+        for owner, r0, c0, h, w in self.blocks:
+            items[owner] += max(0, c0 + w - max(c0, k + 1)) + max(0, r0 + h - max(r0, k + 1))
+        return items
+
+    def run(self, kernels, steps: int):
+        """`steps` elimination steps (bulk synchronous: the driver waits for every update before the next)."""
+        ray = self._ray
+        p = len(self.workers)
+        compute = np.zeros((steps, p))
+        communication = np.zeros((steps, p))
+        halo = np.zeros(p, dtype=np.int64)
+        perm = np.arange(self.n)
+        ray.get([w.warm_up.remote(kernels) for w in self.workers])
+        wall = time.perf_counter()
+        for k in range(steps):
+            columns = [w.column.remote(k) for w in self.workers]
+            rows = [w.rows.remote(k, *columns) for w in self.workers]
+            results = ray.get([w.update.remote(kernels, k, p, *columns, *rows) for w in self.workers])
+            pivots = {pivot for _, _, pivot in results}
+            if len(pivots) != 1:  # pragma: no cover - every actor sees the same column
+                raise RuntimeError(f"actors disagree on the pivot of step {k}: {sorted(pivots)}")
+            pivot = pivots.pop()
+            if pivot != k:
+                perm[[k, pivot]] = perm[[pivot, k]]
+            for i, (seconds, halo_s, _) in enumerate(results):
+                compute[k, i] = seconds
+                communication[k, i] = halo_s
+            halo = np.maximum(halo, self.received_items(k))
+        trace = StencilTrace([d.name for d in self.devices], compute, communication, halo,
+                             wall_s=time.perf_counter() - wall, simulated=False)
+        return trace, perm
+
+    def values(self) -> np.ndarray:
+        lu = np.empty((self.n, self.n))
+        for part in self._ray.get([w.values.remote() for w in self.workers]):
+            for r0, c0, data in part:
+                lu[r0:r0 + data.shape[0], c0:c0 + data.shape[1]] = data
+        return lu
 
     def close(self) -> None:
         for w in getattr(self, "workers", []):

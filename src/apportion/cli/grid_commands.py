@@ -68,9 +68,9 @@ def register(subparsers) -> None:
                               "thread CPU time × throttle factor")
     where = stencil.add_mutually_exclusive_group()
     where.add_argument("--cluster", metavar="ADDRESS",
-                       help="heat only: one Ray actor per device on the cluster at ADDRESS (host:port or auto)")
+                       help="one Ray actor per device on the cluster at ADDRESS (host:port or auto)")
     where.add_argument("--ray", action="store_true",
-                       help="heat only: one Ray actor per device on a local Ray instance (or RAY_ADDRESS)")
+                       help="one Ray actor per device on a local Ray instance (or RAY_ADDRESS)")
 
 
 # ---------------------------------------------------------------------- grid
@@ -233,8 +233,6 @@ def _stencil(args: argparse.Namespace) -> int:
     if args.steps is not None and args.steps < 0:
         raise InputError("--steps must be ≥ 0")
     cluster = args.cluster or ("local" if args.ray else None)
-    if cluster is not None and args.application != "heat":
-        raise InputError("--cluster/--ray: the distributed runtime runs heat only (gauss runs on local threads)")
     platform = resolve_platform(args.platform)
     try:
         if args.application == "heat":
@@ -253,7 +251,7 @@ def _stencil(args: argparse.Namespace) -> int:
                 raise InputError("gauss needs a square grid (N×N)")
             with progress(f"gauss {rows}×{rows} on {len(platform.devices)} devices"):
                 result = run_gauss(rows, platform, model=args.model, method=args.partition, tables=tables,
-                                   seed=args.seed, steps=args.steps)
+                                   seed=args.seed, steps=args.steps, cluster=cluster)
     finally:
         platform.close()
     report = result.to_dict()

@@ -63,10 +63,10 @@ def test_perfmodel_build_real_device_with_grid_sized_table(cli, tmp_path):
     assert bad.returncode == 2
 
 
-def test_stencil_cpu_clock_and_distributed_gauss_refused(cli):
+def test_stencil_cpu_clock_and_distributed_simulated_refused(cli):
     run = cli("stencil", "heat", "--grid", "20x24", "--steps", "2", "--platform", "auto", "--clock", "cpu",
               "--json")
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["makespan_s"] > 0
-    refused = cli("stencil", "gauss", "--grid", "8", "--ray", "--platform", "auto")
-    assert refused.returncode == 2 and "heat only" in refused.stderr
+    refused = cli("stencil", "gauss", "--grid", "8", "--ray", "--platform", "seed002")
+    assert refused.returncode == 2 and "real devices" in refused.stderr
