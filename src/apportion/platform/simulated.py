@@ -81,7 +81,8 @@ class DeviceModel:
         if work.flops <= 0:
             flop_time = 0.0
         elif saturation > 0:
-            x = work.flops / saturation
+            # plain floats: a tiny saturation gives x = inf (full sustained speed) without a NumPy overflow warning
+            x = float(work.flops) / saturation
             # flops / (F * (1 - e^-x)); -expm1(-x) keeps precision for tiny x
             flop_time = work.flops / (sustained * -math.expm1(-x))
         else:
