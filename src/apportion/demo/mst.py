@@ -86,4 +86,4 @@ def _draw(ctx, points, graph, forest) -> None:
     path = ctx.picture("mst.png")
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
-    ctx.console.print(f"picture: {path.name}")
+    ctx.console.print(f"picture: {path}")
