@@ -40,12 +40,26 @@ def sections() -> list:
     return sorted(found, key=lambda m: m.ORDER)
 
 
+def _kernels_compiled() -> bool:
+    """Whether Numba's on-disk cache already holds the partitioner's kernels (the biggest compile of the demo)."""
+    import os
+
+    folder = Path(__file__).resolve().parents[1] / "partitioning" / "vertex"
+    cache_root = os.environ.get("NUMBA_CACHE_DIR")
+    if cache_root:  # one subfolder per source folder, named "<folder>_<hash>"
+        return any(Path(cache_root).glob("vertex_*/_coarsen_kernels.*.nbi"))
+    return any((folder / "__pycache__").glob("_coarsen_kernels.*.nbi"))
+
+
 def run_demo(output: str, only: str | None = None) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
     console = Console()
     ctx = DemoContext(console=console, output=Path(output), graphs=shared_graphs_dir())
+    if not _kernels_compiled():
+        console.print("[dim]First run on this machine: apportion's Numba kernels compile once (about 1.5 minutes on "
+                      "2 cores); later runs of the demo take seconds.[/]")
     if ctx.graphs is None:
         console.print("[yellow]shared graphs not found (set APPORTION_GRAPHS); using generated graphs only[/]")
     start = time.perf_counter()
