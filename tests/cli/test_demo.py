@@ -29,3 +29,37 @@ def test_demo_only_runs_matching_sections(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "NPHP" in printed and "HASS" not in printed
     assert [p.name for p in tmp_path.glob("*.png")] == ["grid_nphp_vs_php.png"]
+
+
+def test_warm_up_groups_keep_kernel_sharing_sections_together_and_cover_all():
+    from apportion.demo import warm_up_groups
+
+    names = ["graphs", "partition", "mst", "edge", "schedule", "grid"]
+    for workers in (1, 2, 3, 4, 8):
+        groups = warm_up_groups(names, workers)
+        assert sorted(sum(groups, [])) == sorted(names)  # every section exactly once
+        assert len(groups) <= max(workers, 1)
+        holder = [g for g in groups if "partition" in g]
+        assert holder and "edge" in holder[0]  # SPAC uses the vertex partitioner: same worker
+        for group in groups:  # each worker keeps demo order
+            assert group == [n for n in names if n in group]
+    assert warm_up_groups(names, 2) == [["partition", "edge"], ["graphs", "mst", "schedule", "grid"]]
+    assert warm_up_groups(["grid", "mst"], 2) == [["grid"], ["mst"]]
+
+
+def test_cold_cache_demo_compiles_in_parallel_then_runs(tmp_path, graphs_dir):
+    """With an empty Numba cache the demo compiles in worker processes first, then runs warm; a section filter
+    keeps it short. The run must still print and draw as usual."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"), APPORTION_GRAPHS=str(graphs_dir))
+    # two cheap sections, which then compile in two workers
+    out = subprocess.run([sys.executable, "-m", "apportion.cli.main", "demo", "-o", str(tmp_path / "o"),
+                          "--only", "schedule,grid"], capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "compiling apportion's Numba kernels" in out.stdout or (os.cpu_count() or 1) < 2
+    assert "HASS" in out.stdout and "NPHP" in out.stdout and "demo finished" in out.stdout
+    assert {"schedule_real_hass.png", "grid_nphp_vs_php.png"} <= {p.name for p in (tmp_path / "o").glob("*.png")}
+    assert any((tmp_path / "numba-cache").rglob("*.nbi"))

@@ -11,7 +11,7 @@ def register(subparsers) -> None:
     parser = add_command(subparsers, "demo", _run, json_output=False,
                          help="show what apportion does on the shared graphs and generated ones")
     parser.add_argument("-o", "--output", default="demo-output", help="folder for pictures (default: demo-output)")
-    parser.add_argument("--only", default=None, help="run only the sections whose names contain this text")
+    parser.add_argument("--only", default=None, help="run only the sections whose names contain this text (several: comma-separated, e.g. grid,mst)")
 
 
 def _run(args: argparse.Namespace) -> int:

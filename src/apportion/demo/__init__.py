@@ -7,7 +7,11 @@ A section prints with `ctx.console` and saves pictures under `ctx.output`.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,21 +55,84 @@ def _kernels_compiled() -> bool:
     return any((folder / "__pycache__").glob("_coarsen_kernels.*.nbi"))
 
 
+# Sections that share the vertex partitioner's kernels (SPAC partitions its transformed graph with it) compile in
+# the same worker, so no kernel is compiled twice during the parallel warm-up.
+_SHARED_KERNEL_GROUPS = ({"partition", "edge"},)
+
+
+def _short_name(module) -> str:
+    return module.__name__.rsplit(".", 1)[-1]
+
+
+def warm_up_groups(names: list[str], workers: int) -> list[list[str]]:
+    """Split section names over `workers` processes: sections sharing kernels stay together (the first worker),
+    the rest go round-robin over the others, each list in demo order."""
+    if workers <= 1 or len(names) <= 1:
+        return [list(names)]
+    groups: list[list[str]] = [[] for _ in range(workers)]
+    shared = set().union(*_SHARED_KERNEL_GROUPS)
+    rest = [name for name in names if name not in shared]
+    groups[0] = [name for name in names if name in shared]
+    others = range(1, workers) if groups[0] else range(workers)
+    for i, name in enumerate(rest):
+        groups[others[i % len(others)]].append(name)
+    return [group for group in groups if group]
+
+
+def _warm_worker(names: list[str], graphs: str | None) -> None:
+    """Run the named sections once with output thrown away: this compiles (and caches) their Numba kernels."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    chosen = {name: module for module in sections() for name in [_short_name(module)] if name in names}
+    with open(os.devnull, "w") as sink, tempfile.TemporaryDirectory(prefix="apportion-warm-") as folder:
+        ctx = DemoContext(console=Console(file=sink), output=Path(folder), graphs=Path(graphs) if graphs else None)
+        for name in names:
+            try:
+                chosen[name].run(ctx)
+            except Exception:  # the real run that follows reports any failure properly
+                pass
+
+
+def _compile_in_parallel(names: list[str], graphs: Path | None, workers: int) -> None:
+    """First run: compile the sections' kernels in parallel worker processes (Numba compiles on one core per
+    process) so that the real, sequential run finds them all in the on-disk cache."""
+    from apportion.ui import progress
+
+    groups = warm_up_groups(names, workers)
+    procs = []
+    for group in groups:
+        code = f"from apportion.demo import _warm_worker; _warm_worker({group!r}, {str(graphs) if graphs else None!r})"
+        procs.append(subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL))
+    with progress("compiling kernels", total=len(procs)) as task:
+        for proc in procs:
+            proc.wait()
+            task.advance()
+
+
 def run_demo(output: str, only: str | None = None) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
     console = Console()
     ctx = DemoContext(console=console, output=Path(output), graphs=shared_graphs_dir())
-    if not _kernels_compiled():
-        console.print("[dim]First run on this machine: apportion's Numba kernels compile once (about 1.5 minutes on "
-                      "2 cores); later runs of the demo take seconds.[/]")
+    wanted = [part.strip() for part in only.split(",") if part.strip()] if only else []
+    chosen = [module for module in sections() if not wanted or any(w in _short_name(module) for w in wanted)]
     if ctx.graphs is None:
         console.print("[yellow]shared graphs not found (set APPORTION_GRAPHS); using generated graphs only[/]")
     start = time.perf_counter()
-    for module in sections():
-        if only and only not in module.__name__.rsplit(".", 1)[-1]:
-            continue
+    workers = min(os.cpu_count() or 1, 4)
+    if not _kernels_compiled() and workers > 1 and len(chosen) > 1:
+        console.print(f"[dim]First run on this machine: compiling apportion's Numba kernels once, in {workers} "
+                      "processes (later runs skip this)...[/]")
+        t0 = time.perf_counter()
+        _compile_in_parallel([_short_name(m) for m in chosen], ctx.graphs, workers)
+        console.print(f"[dim]kernels compiled in {time.perf_counter() - t0:.1f} s[/]")
+    elif not _kernels_compiled():
+        console.print("[dim]First run on this machine: apportion's Numba kernels compile once as the sections run "
+                      "(later runs take seconds).[/]")
+    for module in chosen:
         console.print(Rule(f"[bold]{module.TITLE}"))
         t0 = time.perf_counter()
         module.run(ctx)
