@@ -287,39 +287,13 @@ class Graph:
         if symmetrize:
             lo = np.minimum(src, dst)
             hi = np.maximum(src, dst)
-            key = lo * n + hi
-            order = np.argsort(key, kind="stable")
-            key = key[order]
-            w = None if w is None else w[order]
-            boundary = np.ones(key.shape[0], dtype=bool)
-            boundary[1:] = key[1:] != key[:-1]
-            if not boundary.all():
-                if not merge_duplicates:
-                    dup = key[np.flatnonzero(~boundary)[0]]
-                    raise InputError(f"duplicate edge ({dup // n}, {dup % n}) (ids 0-based)")
-                starts = np.flatnonzero(boundary)
-                if w is not None:
-                    w = np.add.reduceat(w, starts)
-                key = key[starts]
+            key, w = _sorted_distinct_keys(lo * n + hi, w, n, merge_duplicates)
             lo, hi = key // n, key % n
             all_src = np.concatenate([lo, hi])
             all_dst = np.concatenate([hi, lo])
             all_w = None if w is None else np.concatenate([w, w])
         else:
-            key = src * n + dst
-            order = np.argsort(key, kind="stable")
-            key = key[order]
-            w = None if w is None else w[order]
-            boundary = np.ones(key.shape[0], dtype=bool)
-            boundary[1:] = key[1:] != key[:-1]
-            if not boundary.all():
-                if not merge_duplicates:
-                    dup = key[np.flatnonzero(~boundary)[0]]
-                    raise InputError(f"duplicate edge ({dup // n}, {dup % n}) (ids 0-based)")
-                starts = np.flatnonzero(boundary)
-                if w is not None:
-                    w = np.add.reduceat(w, starts)
-                key = key[starts]
+            key, w = _sorted_distinct_keys(src * n + dst, w, n, merge_duplicates)
             all_src, all_dst = key // n, key % n
             all_w = w
             _check_symmetric_keys(all_src, all_dst, all_w, n)
@@ -484,6 +458,22 @@ def _check_vertex_weights(vertex_weights: Any, n: int) -> np.ndarray:
     if vw.ndim == 2 and vw.shape[1] == 1:
         vw = np.ascontiguousarray(vw[:, 0])
     return vw
+
+
+def _sorted_distinct_keys(key: np.ndarray, w: np.ndarray | None, n: int, merge_duplicates: bool):
+    """Edge keys `u·n + v` sorted, duplicates merged by summing their weights (or rejected with InputError)."""
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    w = None if w is None else w[order]
+    boundary = np.ones(key.shape[0], dtype=bool)
+    boundary[1:] = key[1:] != key[:-1]
+    if boundary.all():
+        return key, w
+    if not merge_duplicates:
+        dup = key[np.flatnonzero(~boundary)[0]]
+        raise InputError(f"duplicate edge ({dup // n}, {dup % n}) (ids 0-based)")
+    starts = np.flatnonzero(boundary)
+    return key[starts], (None if w is None else np.add.reduceat(w, starts))
 
 
 def _check_symmetric_keys(src: np.ndarray, dst: np.ndarray, w: np.ndarray | None, n: int,
