@@ -180,3 +180,18 @@ def test_weighted_isolated_vertices_keep_the_balance_guarantee(seed):
     targets = np.array([4.0, 2.0, 1.0, 1.0])
     p = apportion.partition(graph, 4, targets=targets, imbalance=0.1, seed=seed)
     check_partition(graph, p, 4, targets / targets.sum(), 0.1)
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_multilevel_runs_keep_the_best_balanced_and_deterministic(seed):
+    from apportion.partitioning.vertex.options import preset_options
+
+    graph = random_graph(400, 1200, seed)
+    single = apportion.partition(graph, 6, seed=seed, preset=preset_options("default", multilevel_runs=1))
+    several = preset_options("default", multilevel_runs=4)
+    p = apportion.partition(graph, 6, seed=seed, preset=several)
+    check_partition(graph, p, 6, np.full(6, 1 / 6), 0.03)
+    # run 0 is the single run (same seed), so keeping the smallest cut can only match or beat it
+    assert p.cut <= single.cut
+    again = apportion.partition(graph, 6, seed=seed, preset=several, threads=1)
+    np.testing.assert_array_equal(p.assignment, again.assignment)

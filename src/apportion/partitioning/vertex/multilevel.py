@@ -132,8 +132,18 @@ ISOLATED_MIN_FRACTION = 0.01
 
 def _cycles(graph: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limits: np.ndarray,
             options: PartitionOptions, seed: int, watch: ui.Stopwatch, threads: int) -> tuple[np.ndarray, int]:
-    """The first multilevel cycle, then `options.vcycles` V-cycles."""
+    """`options.multilevel_runs` independent multilevel cycles (different seeds; the smallest cut kept, the
+    first on ties), then `options.vcycles` V-cycles on the kept partition. Every run ends balanced, so the
+    kept one is too."""
     part, levels = _multilevel(graph, k, shares, epsilon, limits, options, seed, watch, threads)
+    if k > 1 and options.multilevel_runs > 1:
+        best_cut = int(edge_cut(graph.indptr, graph.indices, graph.edge_weights, part))
+        for run in range(1, options.multilevel_runs):
+            other, other_levels = _multilevel(graph, k, shares, epsilon, limits, options, seed + 1_000_003 * run,
+                                              watch, threads)
+            other_cut = int(edge_cut(graph.indptr, graph.indices, graph.edge_weights, other))
+            if other_cut < best_cut:
+                part, levels, best_cut = other, other_levels, other_cut
     for cycle in range(options.vcycles if k > 1 else 0):
         part, _ = _multilevel(graph, k, shares, epsilon, limits, options, seed + 7 * (cycle + 1), watch, threads,
                               given=part)

@@ -44,6 +44,9 @@ class PartitionOptions:
         fm_stop_fraction: an FM pass stops after this many non-improving moves (as a fraction of the boundary,
             at least 64).
         fm_min_improvement: no further FM pass after one that lowered the cut by less than this fraction.
+    Repetitions:
+        multilevel_runs: independent multilevel cycles with different seeds; the one with the smallest cut is
+            kept (and the V-cycles then improve it).
     V-cycles:
         vcycles: after the first multilevel cycle, this many more, each coarsening with clusters confined to the
             blocks of the current partition and starting from it at the coarsest level (never worse).
@@ -70,6 +73,7 @@ class PartitionOptions:
     fm_stop_fraction: float = 0.05
     fm_min_improvement: float = 0.002
     vcycles: int = 0
+    multilevel_runs: int = 1
 
     def validated(self) -> "PartitionOptions":
         if self.coarsening not in ("matching", "clustering", "auto"):
@@ -87,7 +91,7 @@ PRESETS: dict[str, PartitionOptions] = {
     "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
                                initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
                                fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=2,
-                               large_level_clustering_rounds=6),
+                               large_level_clustering_rounds=6, multilevel_runs=4),
 }
 
 
