@@ -91,3 +91,51 @@ def test_dominant_weight_option_changes_transform():
     g = Graph.from_edges([0, 1, 2, 2], [1, 2, 0, 3])
     psi = split_and_connect(g, dominant_weight=7)
     assert sorted(set(psi.edge_weights.tolist())) == [1, 7]
+
+
+@settings(max_examples=40, deadline=None)
+@given(graph=graphs(), cap=st.integers(1, 6), k=st.integers(2, 5), seed=st.integers(0, 3))
+def test_clone_runs_cut_equals_psi_cut(graph, cap, k, seed):
+    """The run graph is Ψ with runs of consecutive clones contracted: a partition of the runs, projected to the
+    clones, cuts exactly as much in Ψ (built and counted independently) as in the run graph."""
+    from apportion.partitioning.edge.spac import clone_runs, psi_cut, transformed_cut
+
+    runs, clone_run = clone_runs(graph, cap)
+    Graph.from_csr(runs.indptr, runs.indices, vertex_weights=runs.vertex_weights, edge_weights=runs.edge_weights)
+    assert runs.vertex_weights.sum() == 2 * graph.m
+    assert runs.vertex_weights.max() <= cap
+    inc = edge_incidence(graph)
+    assert np.array_equal(inc.sources, np.repeat(np.arange(graph.n), np.diff(graph.indptr)))
+    # every run holds consecutive clones of one vertex
+    owner = np.full(runs.n, -1)
+    owner[clone_run] = inc.sources
+    assert np.array_equal(owner[clone_run], inc.sources) and np.all(np.diff(clone_run) >= 0)
+    part = np.random.default_rng(seed).integers(0, k, runs.n).astype(np.int32)
+    clone_part = part[clone_run]
+    psi = split_and_connect(graph)
+    assert psi_cut(graph, clone_part) == transformed_cut(psi, clone_part, 1000)
+    src = runs.sources()
+    cut = part[src] != part[runs.indices]
+    run_cut_weight = int(runs.edge_weights[cut].sum()) // 2
+    aux, dom = transformed_cut(psi, clone_part, 1000)
+    assert run_cut_weight == aux + 1000 * dom
+
+
+@pytest.mark.parametrize("run_cap", [1, 3, 32])
+def test_preclustered_spac_exact_balance_recount_and_determinism(run_cap):
+    from apportion.graph.metrics import edge_partition_metrics
+
+    g = Graph.from_networkx(nx.barabasi_albert_graph(400, 4, seed=2))
+    k = 6
+    first = edge_partition(g, k, method="spac", seed=5, imbalance=0.0, run_cap=run_cap)
+    again = edge_partition(g, k, method="spac", seed=5, imbalance=0.0, run_cap=run_cap)
+    assert np.array_equal(first.assignment, again.assignment)
+    assert set(first.edges_per_part.tolist()) <= {g.m // k, -(-g.m // k)}
+    recount = edge_partition_metrics(g, first.assignment, k=k)
+    assert recount.vertex_copies == first.vertex_copies
+    assert np.array_equal(np.asarray(recount.edges_per_part), first.edges_per_part)
+    d = first.details
+    assert d["run_cap"] == min(run_cap, (2 * g.m // k) // 4)
+    assert d["transformed_vertices"] == 2 * g.m
+    assert (d["partitioned_vertices"] == 2 * g.m) == (run_cap == 1)
+    assert d["copies_before_balance"] <= d["auxiliary_edges_cut"] + d["dominant_edges_cut"]

@@ -59,6 +59,8 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
     if isinstance(opts.refine_passes, bool) or not isinstance(opts.refine_passes, (int, np.integer)) \
             or opts.refine_passes < 0:
         raise InputError(f"refine_passes must be an integer ≥ 0, got {opts.refine_passes!r}")
+    if isinstance(opts.run_cap, bool) or not isinstance(opts.run_cap, (int, np.integer)) or opts.run_cap < 1:
+        raise InputError(f"run_cap must be an integer ≥ 1, got {opts.run_cap!r}")
     if opts.vertex_preset not in ("fast", "default", "strong"):
         raise InputError(f"vertex_preset must be fast, default or strong, got {opts.vertex_preset!r}")
     if opts.threads is not None and not (isinstance(opts.threads, int) and opts.threads >= 1):
@@ -72,7 +74,7 @@ def _run(graph, k, imbalance, seed, method, opts) -> tuple[np.ndarray, dict]:
     if method == "spac":
         return spac.spac(graph, k, imbalance, seed, dominant_weight=int(opts.dominant_weight),
                          vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance,
-                         vertex_preset=opts.vertex_preset)
+                         vertex_preset=opts.vertex_preset, run_cap=int(opts.run_cap))
     if method == "random":
         return streaming.random_edges(graph, k, imbalance, seed), {}
     if method == "dbh":

@@ -31,14 +31,19 @@ def rebalance(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: i
 
 
 def rebalance_within(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int, lower: int,
-                     upper: int) -> tuple[np.ndarray, int]:
-    """`rebalance` to explicit per-part bounds lower ≤ edges ≤ upper (needs k·lower ≤ m ≤ k·upper)."""
+                     upper: int, lists: tuple | None = None,
+                     state: "EdgeMoveState | None" = None) -> tuple[np.ndarray, int]:
+    """`rebalance` to explicit per-part bounds lower ≤ edges ≤ upper (needs k·lower ≤ m ≤ k·upper).
+
+    `lists`: the incidence lists of (u, v) from `incidence_lists` when the caller already has them. With
+    `state` (edge_move_state of this very int32 `assignment`) both are updated in place and the assignment
+    itself is returned."""
     m = u.shape[0]
-    out = np.array(assignment, dtype=np.int32, copy=True)
+    out = assignment if state is not None else np.array(assignment, dtype=np.int32, copy=True)
     loads = np.bincount(out, minlength=k)
     if m == 0 or (loads.max() <= upper and loads.min() >= lower):
         return out, 0
-    st = edge_move_state(u, v, out, n, k)
+    st = state if state is not None else edge_move_state(u, v, out, n, k, lists)
     moves = rebalance_kernel(st.u, st.v, out, k, lower, upper, st.slot_ptr, st.slot_part, st.slot_count, st.fill,
                              st.indptr, st.targets, st.edge_of_entry)
     return out, int(moves)
@@ -60,20 +65,25 @@ class EdgeMoveState(NamedTuple):
     edge_of_entry: np.ndarray
 
 
-def edge_move_state(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int) -> EdgeMoveState:
-    """Build the shared state for moving edges of `assignment` (which the kernels then update in place)."""
+def edge_move_state(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int,
+                    lists: tuple | None = None) -> EdgeMoveState:
+    """Build the shared state for moving edges of `assignment` (which the kernels then update in place).
+
+    `lists` = incidence_lists(u, v, n) when already computed (they do not depend on the assignment)."""
     u64 = np.ascontiguousarray(u, dtype=np.int64)
     v64 = np.ascontiguousarray(v, dtype=np.int64)
     degrees = np.bincount(u64, minlength=n) + np.bincount(v64, minlength=n)
     slot_ptr = slot_offsets(degrees, k)
     slot_part, slot_count, fill = build_part_sets(u64, v64, assignment, slot_ptr, n)
-    indptr, targets, edge_of_entry = _incidence_lists(u64, v64, n)
+    indptr, targets, edge_of_entry = incidence_lists(u64, v64, n) if lists is None else lists
     return EdgeMoveState(u64, v64, degrees, slot_ptr, slot_part, slot_count, fill, indptr, targets, edge_of_entry)
 
 
-def _incidence_lists(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def incidence_lists(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """CSR of incident edges: for vertex x, entries indptr[x]..indptr[x+1] give (neighbour, edge id)."""
     m = u.shape[0]
+    u = np.asarray(u, dtype=np.int64)
+    v = np.asarray(v, dtype=np.int64)
     ends = np.concatenate([u, v])
     others = np.concatenate([v, u])
     ids = np.concatenate([np.arange(m, dtype=np.int64), np.arange(m, dtype=np.int64)])

@@ -19,6 +19,8 @@ class EdgePartitionOptions:
     refine: run the group-move refinement (refine.py) after the method: None = the method's default
         (on for spac and ne, off for the others, which stay the published baselines).
     refine_passes: label-propagation passes of each refinement round (default 6).
+    run_cap: SPAC partitions Ψ pre-clustered into runs of at most this many consecutive clones of a vertex
+        (spac.clone_runs; default 32); 1 = the full Ψ of the paper.
     """
 
     dominant_weight: int = 1000
@@ -30,12 +32,13 @@ class EdgePartitionOptions:
     vertex_preset: str = "default"
     refine: bool | None = None
     refine_passes: int = 6
+    run_cap: int = 32
 
 
 _REFINE = ("refine", "refine_passes")
 
 METHOD_OPTIONS: dict[str, tuple[str, ...]] = {
-    "spac": ("dominant_weight", "vertex_partitioner", "vertex_imbalance", "vertex_preset") + _REFINE,
+    "spac": ("dominant_weight", "vertex_partitioner", "vertex_imbalance", "vertex_preset", "run_cap") + _REFINE,
     "random": _REFINE,
     "dbh": _REFINE,
     "greedy": _REFINE,

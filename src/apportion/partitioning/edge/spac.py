@@ -14,6 +14,16 @@ step 2; `details` reports both so the guarantee can be checked.
 
 Clone numbering: the clone of v for edge {v, w} is the CSR entry (v→w) of the original graph, so the clones
 of v are consecutive ids and the transform is a handful of vectorised array operations.
+
+Pre-clustered Ψ (`run_cap`, this project's speed-up, not in the paper): the first levels of any multilevel
+partitioner spend their time contracting clones of one vertex with each other. `clone_runs` builds that coarse
+level directly: the cycle of clones of a vertex of degree d becomes ⌈d / run_cap⌉ *runs* of consecutive clones
+(a vertex of degree ≤ run_cap is one run, weight d; a hub is split into runs of at most run_cap clones), dominant
+edges join the runs holding their two clones (weight `dominant_weight`; two runs share at most one original
+edge, so no weights add up) and consecutive runs of one vertex are linked by the auxiliary edges crossing that
+run boundary in Ψ (weight 1; 2 when a cycle has just two runs). The vertex partition of this graph, projected to the clones, is a
+vertex partition of Ψ whose cut in Ψ equals its cut here, so Ω, Theorem 3.4 and the rest are unchanged; the
+graph has about n + 2m / run_cap vertices instead of 2m. run_cap = 1 is the full Ψ of the paper.
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ from apportion.partitioning.edge.metrics import copy_statistics
 from apportion.partitioning.edge.vertex_partitioner import partition_vertices
 
 DOMINANT_WEIGHT = 1000
+RUN_CAP = 32
 
 
 def split_and_connect(graph, dominant_weight: int = DOMINANT_WEIGHT,
@@ -71,6 +82,70 @@ def split_and_connect(graph, dominant_weight: int = DOMINANT_WEIGHT,
                           name=f"psi({graph.name})" if graph.name else "psi")
 
 
+def clone_runs(graph, run_cap: int, dominant_weight: int = DOMINANT_WEIGHT,
+               incidence: EdgeIncidence | None = None) -> tuple[Graph, np.ndarray]:
+    """Ψ with each vertex's cycle of clones contracted into runs of ≤ `run_cap` consecutive clones.
+
+    Returns (the run graph, run of every clone (2m,) int64). A vertex of degree d gets r = ⌈d / run_cap⌉ runs
+    of ⌊d/r⌋ or ⌈d/r⌉ consecutive clones (clone j of the vertex goes to run ⌊j·r / d⌋); run weight = its number
+    of clones, so the runs weigh 2m in all. Edges: a dominant edge (weight `dominant_weight`) between the runs
+    of the two clones of every original edge, and an auxiliary edge (weight 1) between consecutive runs of one
+    vertex (a cycle for r ≥ 3; for r = 2 one edge of weight 2, the two ends of the cycle, or 1 when d = 2). Every Graph invariant holds (sorted neighbour lists, no
+    duplicates: two runs of different vertices share at most one original edge). Isolated vertices get no run.
+    """
+    if run_cap < 1:
+        raise ValueError("run_cap must be at least 1")
+    inc = incidence if incidence is not None else edge_incidence(graph)
+    degree = np.diff(graph.indptr).astype(np.int64)
+    runs = -(-degree // run_cap)                       # 0 for an isolated vertex
+    run_ptr = np.zeros(graph.n + 1, dtype=np.int64)
+    np.cumsum(runs, out=run_ptr[1:])
+    count = int(run_ptr[-1])
+    source = inc.sources
+    position = np.arange(source.shape[0], dtype=np.int64) - graph.indptr[source]
+    clone_run = run_ptr[source] + (position * runs[source]) // degree[source]
+    weights = np.bincount(clone_run, minlength=count).astype(np.int64)
+    owner = np.repeat(np.arange(graph.n, dtype=np.int64), runs)
+    run_id = np.arange(count, dtype=np.int64)
+    index = run_id - run_ptr[owner]
+    owner_runs = runs[owner]
+    following = np.where(index + 1 < owner_runs, run_id + 1, run_ptr[owner])
+    cycle = (owner_runs >= 3) | ((owner_runs == 2) & (index == 0))
+    a, b = run_id[cycle], following[cycle]
+    # two runs of a vertex of degree ≥ 3 are joined by both ends of its cycle: weight 2
+    aux_weight = np.where((owner_runs[cycle] == 2) & (degree[owner[cycle]] >= 3), 2, 1).astype(np.int64)
+    src = np.concatenate([clone_run, a, b])
+    dst = np.concatenate([clone_run[inc.reverse], b, a])
+    wgt = np.concatenate([np.full(clone_run.shape[0], dominant_weight, dtype=np.int64), aux_weight, aux_weight])
+    order = np.lexsort((dst, src))
+    indptr = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=count), out=indptr[1:])
+    run_graph = Graph._trusted(indptr, dst[order].astype(np.int32), weights, wgt[order],
+                               name=f"runs({graph.name})" if graph.name else "runs")
+    return run_graph, clone_run
+
+
+def psi_cut(graph, clone_part: np.ndarray, incidence: EdgeIncidence | None = None) -> tuple[int, int]:
+    """(auxiliary edges cut, dominant edges cut) in Ψ by a partition of its clones, without building Ψ."""
+    inc = incidence if incidence is not None else edge_incidence(graph)
+    dominant = int(np.count_nonzero(clone_part[inc.upper_entries] != clone_part[inc.reverse[inc.upper_entries]]))
+    indptr = graph.indptr
+    position = np.arange(inc.sources.shape[0], dtype=np.int64)
+    start = indptr[inc.sources]
+    end = indptr[inc.sources + 1]
+    degree = end - start
+    following = np.where(position + 1 < end, position + 1, start)
+    cycle = (degree >= 3) | ((degree == 2) & (position == start))
+    auxiliary = int(np.count_nonzero(clone_part[position[cycle]] != clone_part[following[cycle]]))
+    return auxiliary, dominant
+
+
+def _auxiliary_edges(graph) -> int:
+    """Number of auxiliary edges of Ψ: d for a vertex of degree d ≥ 3, 1 for degree 2."""
+    degree = np.diff(graph.indptr)
+    return int(degree[degree >= 3].sum() + np.count_nonzero(degree == 2))
+
+
 def transformed_cut(transformed: Graph, clone_part: np.ndarray, dominant_weight: int) -> tuple[int, int]:
     """(auxiliary edges cut, dominant edges cut) by a vertex partition of the transformed graph."""
     src = transformed.sources()
@@ -82,23 +157,31 @@ def transformed_cut(transformed: Graph, clone_part: np.ndarray, dominant_weight:
 
 def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = DOMINANT_WEIGHT,
          vertex_partitioner: str = "apportion", vertex_imbalance: float | None = None,
-         vertex_preset: str = "default", copy_aware: bool = True) -> tuple[np.ndarray, dict]:
+         vertex_preset: str = "default", copy_aware: bool = True,
+         run_cap: int = RUN_CAP) -> tuple[np.ndarray, dict]:
     """SPAC steps 1–3 (without the final balancing, which api.edge_partition applies to every method).
 
     `vertex_imbalance` is the imbalance allowed to the vertex partitioner on the transformed graph (default:
     max(imbalance, 0.03) — a little slack lets it find a smaller cut; balancing then moves few edges).
     `copy_aware` (default) gives a cut dominant edge to the candidate part that already holds more of its
     endpoints (fewer new copies), the lighter part on a tie; False is the paper's rule (the lighter part).
+    `run_cap` > 1 partitions the pre-clustered Ψ (`clone_runs`; capped at a quarter of a part's 2m/k clones so
+    runs stay small against the parts), 1 the full Ψ.
     Returns (assignment in canonical edge order, details with the transformed graph's cut and the
     pre-balance copies, for Theorem 3.4).
     """
     t0 = time.perf_counter()
     inc = edge_incidence(graph)
-    transformed = split_and_connect(graph, dominant_weight, inc)
+    cap = max(1, min(int(run_cap), (2 * graph.m // k) // 4))
+    if cap > 1:
+        transformed, clone_run = clone_runs(graph, cap, dominant_weight, inc)
+    else:
+        transformed, clone_run = split_and_connect(graph, dominant_weight, inc), None
     t1 = time.perf_counter()
     eps = max(imbalance, 0.03) if vertex_imbalance is None else float(vertex_imbalance)
-    clone_part, used = partition_vertices(transformed, k, imbalance=eps, seed=seed, which=vertex_partitioner,
-                                          preset=vertex_preset)
+    part, used = partition_vertices(transformed, k, imbalance=eps, seed=seed, which=vertex_partitioner,
+                                    preset=vertex_preset)
+    clone_part = part if clone_run is None else np.ascontiguousarray(part[clone_run])
     t2 = time.perf_counter()
     if copy_aware:
         slot_ptr = slot_offsets(graph.degrees().astype(np.int64), k)
@@ -107,12 +190,14 @@ def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = D
     else:
         assignment, _ = reconstruct_kernel(clone_part, inc.upper_entries, inc.reverse, k)
     t3 = time.perf_counter()
-    auxiliary_cut, dominant_cut = transformed_cut(transformed, clone_part, dominant_weight)
+    auxiliary_cut, dominant_cut = psi_cut(graph, clone_part, inc)
     copies_before, _ = copy_statistics(inc.u, inc.v, assignment, graph.n, k)
     details = {
         "vertex_partitioner": used,
-        "transformed_vertices": transformed.n,
-        "transformed_edges": transformed.m,
+        "run_cap": cap,
+        "partitioned_vertices": transformed.n,
+        "transformed_vertices": 2 * graph.m,
+        "transformed_edges": graph.m + _auxiliary_edges(graph),
         "auxiliary_edges_cut": auxiliary_cut,
         "dominant_edges_cut": dominant_cut,
         "transformed_cut_weight": auxiliary_cut + dominant_weight * dominant_cut,
