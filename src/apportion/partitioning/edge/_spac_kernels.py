@@ -81,3 +81,75 @@ def reconstruct_copy_aware_kernel(clone_part, upper_entries, reverse, u, v, k, s
             add_edge_to_part(slot_ptr, slot_part, slot_count, fill, u[e], q)
             add_edge_to_part(slot_ptr, slot_part, slot_count, fill, v[e], q)
     return assignment, cut
+
+
+@njit(cache=True, nogil=True)
+def clone_runs_kernel(indptr, indices, reverse, run_cap, dominant_weight):
+    """CSR of Ψ pre-clustered into runs (see spac.clone_runs): (indptr, indices, vertex weights, edge weights,
+    run of every clone).
+
+    Vertex x of degree d has r = ⌈d / run_cap⌉ runs; its clone at position j goes to run ⌊j·r / d⌋. A run's
+    neighbours, in increasing order: the runs of its clones' twins in vertices w < x (they come out sorted,
+    because x's neighbours are sorted and the runs of w precede those of w' > w), then the other runs of x on
+    its cycle, then the twins' runs in vertices w > x. O(n + m).
+    """
+    n = indptr.shape[0] - 1
+    run_ptr = np.zeros(n + 1, dtype=np.int64)
+    for x in range(n):
+        d = indptr[x + 1] - indptr[x]
+        run_ptr[x + 1] = run_ptr[x] + (d + run_cap - 1) // run_cap
+    count = run_ptr[n]
+    clone_run = np.empty(indices.shape[0], dtype=np.int64)
+    weights = np.zeros(count, dtype=np.int64)
+    for x in range(n):
+        d = indptr[x + 1] - indptr[x]
+        r = run_ptr[x + 1] - run_ptr[x]
+        for j in range(indptr[x], indptr[x + 1]):
+            c = run_ptr[x] + ((j - indptr[x]) * r) // d
+            clone_run[j] = c
+            weights[c] += 1
+    out_ptr = np.zeros(count + 1, dtype=np.int64)
+    for x in range(n):
+        r = run_ptr[x + 1] - run_ptr[x]
+        cycle = 2 if r >= 3 else (1 if r == 2 else 0)
+        for c in range(run_ptr[x], run_ptr[x + 1]):
+            out_ptr[c + 1] = out_ptr[c] + weights[c] + cycle
+    adjacency = np.empty(out_ptr[count], dtype=np.int32)
+    edge_weights = np.empty(out_ptr[count], dtype=np.int64)
+    for x in range(n):
+        d = indptr[x + 1] - indptr[x]
+        first = run_ptr[x]
+        r = run_ptr[x + 1] - first
+        j = indptr[x]
+        for t in range(r):
+            c = first + t
+            pos = out_ptr[c]
+            # this run's clones are the next weights[c] entries of x's row
+            end = j + weights[c]
+            k = j
+            while k < end and indices[k] < x:
+                adjacency[pos] = clone_run[reverse[k]]
+                edge_weights[pos] = dominant_weight
+                pos += 1
+                k += 1
+            if r == 2:
+                adjacency[pos] = first + 1 - t
+                edge_weights[pos] = 2 if d >= 3 else 1
+                pos += 1
+            elif r >= 3:
+                before = first + (t - 1 + r) % r
+                after = first + (t + 1) % r
+                low = before if before < after else after
+                high = after if before < after else before
+                adjacency[pos] = low
+                edge_weights[pos] = 1
+                adjacency[pos + 1] = high
+                edge_weights[pos + 1] = 1
+                pos += 2
+            while k < end:
+                adjacency[pos] = clone_run[reverse[k]]
+                edge_weights[pos] = dominant_weight
+                pos += 1
+                k += 1
+            j = end
+    return out_ptr, adjacency, weights, edge_weights, clone_run

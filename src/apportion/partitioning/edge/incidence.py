@@ -2,7 +2,7 @@
 
 Canonical edge e is the e-th entry (u, v) with u < v in CSR order (graph.edges()). Every undirected edge is
 stored twice; `reverse[i]` is the position of the twin of entry i, and `edge_of_entry[i]` its canonical id.
-Both are computed with one vectorised search over the sorted CSR keys.
+Both come from one O(n + m) pass over the rows (_incidence_kernels.twin_entries_kernel).
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from apportion.partitioning.edge._incidence_kernels import twin_entries_kernel
 
 
 @dataclass(frozen=True)
@@ -26,16 +28,9 @@ class EdgeIncidence:
 
 
 def edge_incidence(graph) -> EdgeIncidence:
-    """Compute the entry ↔ edge correspondence of `graph` (vectorised, O(m log m))."""
-    n = graph.n
+    """Compute the entry ↔ edge correspondence of `graph` (O(n + m); needs sorted neighbour lists and no
+    self-loops, which every apportion Graph has)."""
     src = graph.sources().astype(np.int64)
     dst = graph.indices.astype(np.int64)
-    forward = src * n + dst            # sorted ascending: CSR rows in order, neighbour lists sorted
-    reverse = np.searchsorted(forward, dst * n + src).astype(np.int64)
-    upper = dst > src
-    upper_entries = np.flatnonzero(upper).astype(np.int64)
-    edge_of_entry = np.empty(src.shape[0], dtype=np.int64)
-    edge_of_entry[upper_entries] = np.arange(upper_entries.shape[0], dtype=np.int64)
-    lower = np.flatnonzero(~upper)
-    edge_of_entry[lower] = edge_of_entry[reverse[lower]]
+    reverse, edge_of_entry, upper_entries = twin_entries_kernel(graph.indptr.astype(np.int64), dst)
     return EdgeIncidence(src, dst, reverse, edge_of_entry, upper_entries, src[upper_entries], dst[upper_entries])

@@ -34,7 +34,8 @@ import numpy as np
 
 from apportion.graph.csr import Graph
 from apportion.partitioning.edge._part_sets import slot_offsets
-from apportion.partitioning.edge._spac_kernels import reconstruct_copy_aware_kernel, reconstruct_kernel
+from apportion.partitioning.edge._spac_kernels import (clone_runs_kernel, reconstruct_copy_aware_kernel,
+                                                       reconstruct_kernel)
 from apportion.partitioning.edge.incidence import EdgeIncidence, edge_incidence
 from apportion.partitioning.edge.metrics import copy_statistics
 from apportion.partitioning.edge.vertex_partitioner import partition_vertices
@@ -96,31 +97,9 @@ def clone_runs(graph, run_cap: int, dominant_weight: int = DOMINANT_WEIGHT,
     if run_cap < 1:
         raise ValueError("run_cap must be at least 1")
     inc = incidence if incidence is not None else edge_incidence(graph)
-    degree = np.diff(graph.indptr).astype(np.int64)
-    runs = -(-degree // run_cap)                       # 0 for an isolated vertex
-    run_ptr = np.zeros(graph.n + 1, dtype=np.int64)
-    np.cumsum(runs, out=run_ptr[1:])
-    count = int(run_ptr[-1])
-    source = inc.sources
-    position = np.arange(source.shape[0], dtype=np.int64) - graph.indptr[source]
-    clone_run = run_ptr[source] + (position * runs[source]) // degree[source]
-    weights = np.bincount(clone_run, minlength=count).astype(np.int64)
-    owner = np.repeat(np.arange(graph.n, dtype=np.int64), runs)
-    run_id = np.arange(count, dtype=np.int64)
-    index = run_id - run_ptr[owner]
-    owner_runs = runs[owner]
-    following = np.where(index + 1 < owner_runs, run_id + 1, run_ptr[owner])
-    cycle = (owner_runs >= 3) | ((owner_runs == 2) & (index == 0))
-    a, b = run_id[cycle], following[cycle]
-    # two runs of a vertex of degree ≥ 3 are joined by both ends of its cycle: weight 2
-    aux_weight = np.where((owner_runs[cycle] == 2) & (degree[owner[cycle]] >= 3), 2, 1).astype(np.int64)
-    src = np.concatenate([clone_run, a, b])
-    dst = np.concatenate([clone_run[inc.reverse], b, a])
-    wgt = np.concatenate([np.full(clone_run.shape[0], dominant_weight, dtype=np.int64), aux_weight, aux_weight])
-    order = np.lexsort((dst, src))
-    indptr = np.zeros(count + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=count), out=indptr[1:])
-    run_graph = Graph._trusted(indptr, dst[order].astype(np.int32), weights, wgt[order],
+    indptr, indices, weights, edge_weights, clone_run = clone_runs_kernel(
+        graph.indptr.astype(np.int64), inc.targets, inc.reverse, int(run_cap), int(dominant_weight))
+    run_graph = Graph._trusted(indptr, indices, weights, edge_weights,
                                name=f"runs({graph.name})" if graph.name else "runs")
     return run_graph, clone_run
 
