@@ -1,4 +1,5 @@
-"""Numba kernels behind `apportion.graph.generate`: a symmetric CSR builder and the Barabási–Albert process.
+"""Numba kernels behind `apportion.graph.generate`: the Barabási–Albert process, the Graph500 Kronecker edges,
+sweep-hull Delaunay and the geometric-graph CSR (the symmetric CSR builder is the readers' `pairs_to_csr`).
 
 Python in `generate.py` validates and draws the random numbers; these kernels do the per-edge work.
 """
@@ -9,89 +10,16 @@ import numpy as np
 from numba import njit, prange
 
 
-@njit(cache=True, nogil=True)
-def _count_endpoints(lo, hi, n):
-    degree = np.zeros(n, dtype=np.int64)
-    for e in range(lo.shape[0]):
-        a = lo[e]
-        b = hi[e]
-        if a != b:
-            degree[a] += 1
-            degree[b] += 1
-    return degree
-
-
-@njit(cache=True, nogil=True)
-def _scatter_both_directions(lo, hi, indptr, out):
-    cursor = indptr[:-1].copy()
-    for e in range(lo.shape[0]):
-        a = lo[e]
-        b = hi[e]
-        if a != b:
-            out[cursor[a]] = b
-            cursor[a] += 1
-            out[cursor[b]] = a
-            cursor[b] += 1
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _sort_and_dedup_rows(indptr, neighbours, kept):
-    n = indptr.shape[0] - 1
-    for v in prange(n):
-        start = indptr[v]
-        stop = indptr[v + 1]
-        if stop - start > 32:
-            neighbours[start:stop] = np.sort(neighbours[start:stop])
-        else:  # short rows: insertion sort in place (no allocation per row)
-            for p in range(start + 1, stop):
-                w = neighbours[p]
-                q = p - 1
-                while q >= start and neighbours[q] > w:
-                    neighbours[q + 1] = neighbours[q]
-                    q -= 1
-                neighbours[q + 1] = w
-        count = 0
-        previous = -1
-        for p in range(start, stop):
-            w = neighbours[p]
-            if w != previous:
-                neighbours[start + count] = w
-                count += 1
-                previous = w
-        kept[v] = count
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _compact_rows(indptr, neighbours, new_indptr, out):
-    n = indptr.shape[0] - 1
-    for v in prange(n):
-        start = indptr[v]
-        target = new_indptr[v]
-        for p in range(new_indptr[v + 1] - target):
-            out[target + p] = neighbours[start + p]
-
-
 def symmetric_csr(lo: np.ndarray, hi: np.ndarray, n: int, index_dtype) -> tuple[np.ndarray, np.ndarray]:
-    """CSR (indptr int64, sorted neighbour ids) of the undirected simple graph on the pairs (lo[e], hi[e]).
+    """CSR (indptr int64, sorted neighbour ids of `index_dtype`) of the undirected simple graph on the pairs
+    (lo[e], hi[e]). Self-loops are dropped and repeated pairs (in either direction) become one edge.
 
-    Self-loops are dropped and repeated pairs (in either direction) become one edge. O(m) plus per-row sorts.
+    The readers' builder (`graph.io._parse_kernels.simple_graph_csr`: NumPy's sort of the canonical pair keys,
+    then one counting-sort pass that leaves the rows sorted), so generators and readers share one kernel.
     """
-    lo = np.ascontiguousarray(lo, dtype=np.int64)
-    hi = np.ascontiguousarray(hi, dtype=np.int64)
-    degree = _count_endpoints(lo, hi, n)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(degree, out=indptr[1:])
-    neighbours = np.empty(int(indptr[-1]), dtype=index_dtype)
-    _scatter_both_directions(lo, hi, indptr, neighbours)
-    kept = np.empty(n, dtype=np.int64)
-    _sort_and_dedup_rows(indptr, neighbours, kept)
-    if int(kept.sum()) == neighbours.shape[0]:
-        return indptr, neighbours
-    new_indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(kept, out=new_indptr[1:])
-    out = np.empty(int(new_indptr[-1]), dtype=index_dtype)
-    _compact_rows(indptr, neighbours, new_indptr, out)
-    return new_indptr, out
+    from apportion.graph.io._parse_kernels import simple_graph_csr
+
+    return simple_graph_csr(lo, hi, n, index_dtype)
 
 
 @njit(cache=True, nogil=True)
@@ -140,7 +68,7 @@ def barabasi_albert_pairs(n, m_attach, seed):
     return lo, hi
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _splitmix64(state):
     """One step of SplitMix64 (Steele, Lea & Flood 2014): (new state, 64 random bits)."""
     state = state + np.uint64(0x9E3779B97F4A7C15)
@@ -199,13 +127,13 @@ def kronecker_pairs(scale, total, a, b, c, chunk_seeds, chunk):
 # caller verifies the result (`delaunay_is_valid`) and falls back to Qhull when it is not.
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _cross(ax, ay, bx, by, cx, cy):
     """> 0 when a, b, c turn counter-clockwise."""
     return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _in_circle(ax, ay, bx, by, cx, cy, px, py):
     """> 0 when p lies inside the circumcircle of the counter-clockwise triangle a, b, c."""
     dx, dy = ax - px, ay - py
@@ -217,7 +145,7 @@ def _in_circle(ax, ay, bx, by, cx, cy, px, py):
     return dx * (ey * cp - bp * fy) - dy * (ex * cp - bp * fx) + ap * (ex * fy - ey * fx)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _circumradius2(ax, ay, bx, by, cx, cy):
     dx, dy = bx - ax, by - ay
     ex, ey = cx - ax, cy - ay
@@ -229,7 +157,7 @@ def _circumradius2(ax, ay, bx, by, cx, cy):
     return x * x + y * y
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _angle_bucket(dx, dy, size):
     p = dx / (abs(dx) + abs(dy))
     a = (3.0 - p) / 4.0 if dy > 0 else (1.0 + p) / 4.0  # monotone in the angle, in [0, 1)
@@ -297,16 +225,29 @@ def _add_triangle(tri_vertex, twin, count, i0, i1, i2, h0, h1, h2):
     return t
 
 
-@njit(cache=True, nogil=True)
-def sweep_hull_delaunay(xs, ys):
+def sweep_hull_delaunay(xs: np.ndarray, ys: np.ndarray):
     """Triangles (k, 3) of the Delaunay triangulation of n ≥ 3 points, and a success flag.
 
     Returns (triangles, twin, ok). ok is False when the input is degenerate (all points collinear or
-    coincident) or a floating-point inconsistency stopped the sweep; the caller then uses Qhull.
+    coincident) or a floating-point inconsistency stopped the sweep; the caller then uses Qhull. The seed
+    triangle and the sweep are Numba kernels; the sweep order (points by distance from the seed triangle's
+    circumcentre) is NumPy's argsort, which saves compiling a sort inside the kernel.
     """
+    xs = np.ascontiguousarray(xs, dtype=np.float64)
+    ys = np.ascontiguousarray(ys, dtype=np.float64)
+    i0, i1, i2, ccx, ccy = _sweep_seed(xs, ys)
+    if i0 < 0:
+        return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64), False
+    order = np.argsort((xs - ccx) ** 2 + (ys - ccy) ** 2)
+    return _sweep_hull(xs, ys, order, i0, i1, i2, ccx, ccy)
+
+
+@njit(cache=True, nogil=True)
+def _sweep_seed(xs, ys):
+    """The seed triangle (i0, i1, i2 counter-clockwise: the point nearest the bounding-box centre, its nearest
+    neighbour, and the point making the smallest circumcircle with them) and its circumcentre; i0 = -1 when
+    the points are all collinear or coincident."""
     n = xs.shape[0]
-    empty = np.zeros((0, 3), dtype=np.int64)
-    no_twin = np.zeros(0, dtype=np.int64)
     min_x, max_x, min_y, max_y = xs.min(), xs.max(), ys.min(), ys.max()
     cx, cy = 0.5 * (min_x + max_x), 0.5 * (min_y + max_y)
     i0 = 0
@@ -323,7 +264,7 @@ def sweep_hull_delaunay(xs, ys):
             if 0.0 < d < best:
                 best, i1 = d, i
     if i1 == -1:
-        return empty, no_twin, False
+        return -1, -1, -1, 0.0, 0.0
     i2 = -1
     best = np.inf
     for i in range(n):
@@ -334,7 +275,7 @@ def sweep_hull_delaunay(xs, ys):
             if r < best:
                 best, i2 = r, i
     if i2 == -1:
-        return empty, no_twin, False
+        return -1, -1, -1, 0.0, 0.0
     if _cross(xs[i0], ys[i0], xs[i1], ys[i1], xs[i2], ys[i2]) < 0.0:
         i1, i2 = i2, i1
     # circumcentre of the seed triangle
@@ -342,12 +283,15 @@ def sweep_hull_delaunay(xs, ys):
     ex, ey = xs[i2] - xs[i0], ys[i2] - ys[i0]
     bl, cl = dx * dx + dy * dy, ex * ex + ey * ey
     dd = 0.5 / (dx * ey - dy * ex)
-    ccx = xs[i0] + (ey * bl - dy * cl) * dd
-    ccy = ys[i0] + (dx * cl - ex * bl) * dd
+    return i0, i1, i2, xs[i0] + (ey * bl - dy * cl) * dd, ys[i0] + (dx * cl - ex * bl) * dd
 
-    dist = (xs - ccx) ** 2 + (ys - ccy) ** 2
-    order = np.argsort(dist)
 
+@njit(cache=True, nogil=True)
+def _sweep_hull(xs, ys, order, i0, i1, i2, ccx, ccy):
+    """The sweep from the seed triangle (i0, i1, i2, circumcentre (ccx, ccy)) over the points in `order`."""
+    n = xs.shape[0]
+    empty = np.zeros((0, 3), dtype=np.int64)
+    no_twin = np.zeros(0, dtype=np.int64)
     max_triangles = 2 * n - 5
     tri_vertex = np.empty(3 * max_triangles, dtype=np.int64)
     twin = np.full(3 * max_triangles, -1, dtype=np.int64)

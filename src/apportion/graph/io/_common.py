@@ -8,7 +8,7 @@ from typing import Callable
 import numpy as np
 
 from apportion.errors import InputError
-from apportion.graph.csr import Graph
+from apportion.graph.csr import Graph, index_dtype
 from apportion.graph.io import _parse_kernels as K
 
 
@@ -47,12 +47,18 @@ def checked_adjacency_graph(
             raise InputError(f"self-loop at vertex {label(v)}", path=path, line=line_of_vertex(v))
         warn_file(path, f"dropped {count} self-loop{'s' if count > 1 else ''} "
                         f"(first at vertex {label(v)}, line {line_of_vertex(v)})")
-    K.sort_rows(indptr, adjacency, ew)
-    v, u = K.find_duplicate(indptr, adjacency)
-    if v >= 0:
+    # sorted rows and the symmetry check both come from counting-sort transposes (O(n + m), no sorting):
+    # the transpose T has sorted rows; unsorted rows are sorted as (T)ᵀ; symmetric means sorted rows == T
+    fault, v, u = K.row_order_fault(indptr, adjacency)
+    t_indptr, t_adj, t_w = K.transpose_csr(indptr, adjacency, ew)
+    if fault == 2:
+        _, adjacency, ew = K.transpose_csr(t_indptr, t_adj, t_w)
+        fault, v, u = K.row_order_fault(indptr, adjacency)
+    if fault == 1:
         raise InputError(f"vertex {label(int(v))} lists neighbour {label(int(u))} more than once",
                          path=path, line=line_of_vertex(int(v)))
-    symmetric = K.is_symmetric(indptr, adjacency, ew)
+    symmetric = (np.array_equal(t_indptr, indptr) and np.array_equal(t_adj, adjacency)
+                 and np.array_equal(t_w, ew))
     v, u, kind = (-1, -1, 0) if symmetric else K.find_asymmetry(indptr, adjacency, ew)
     if v >= 0:
         v, u = int(v), int(u)
@@ -92,10 +98,11 @@ def graph_from_pairs(
         if weights is not None:
             weights = weights[keep]
     w = np.empty(0, np.int64) if weights is None else np.ascontiguousarray(weights, dtype=np.int64)
-    indptr, adjacency, ew = K.scatter_pairs(np.ascontiguousarray(src, dtype=np.int64),
-                                            np.ascontiguousarray(dst, dtype=np.int64), w, n)
-    K.sort_rows(indptr, adjacency, ew)
-    indptr, adjacency, ew = K.merge_sorted_duplicates(indptr, adjacency, ew)
+    if weights is None:  # NumPy's sort of the pair keys, then one pass that leaves the rows sorted
+        indptr, adjacency = K.simple_graph_csr(src, dst, n, index_dtype(n))
+        return Graph._trusted(indptr, adjacency, None, None, name)
+    indptr, adjacency, ew = K.pairs_to_csr(np.ascontiguousarray(src, dtype=np.int64),
+                                           np.ascontiguousarray(dst, dtype=np.int64), w, n)
     return Graph._trusted(indptr, adjacency, None, None if weights is None else ew, name)
 
 

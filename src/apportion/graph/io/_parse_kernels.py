@@ -13,7 +13,7 @@ Python caller turns that into an `InputError` naming the file and line.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 # status codes of tokenize_chunk
 TOKEN_OK = 0
@@ -28,7 +28,7 @@ _VT = 11
 _FF = 12
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _is_blank(c):
     return c == _SPACE or c == _TAB or c == _CR or c == _VT or c == _FF
 
@@ -256,59 +256,97 @@ def drop_self_loops(indptr, adjacency, edge_weights):
     return count, first, new_indptr, new_adj, new_w
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _insertion_sort(keys, weights, has_w, lo, hi):
+    for p in range(lo + 1, hi):
+        key = keys[p]
+        w = weights[p] if has_w else 0
+        q = p - 1
+        while q >= lo and keys[q] > key:
+            keys[q + 1] = keys[q]
+            if has_w:
+                weights[q + 1] = weights[q]
+            q -= 1
+        keys[q + 1] = key
+        if has_w:
+            weights[q + 1] = w
+
+
+@njit(cache=True, nogil=True)
+def sort_row(keys, weights, has_w, lo, hi):
+    """Sort keys[lo:hi] in place, ascending (weights[lo:hi] follow when `has_w`).
+
+    Quicksort (median-of-three pivot, Hoare partition, the smaller side first so the explicit stack stays
+    below 2·log2(k) entries) down to runs of 16, which insertion sort finishes. Hand-written so that no
+    kernel compiles NumPy's generic sort (seconds of compilation per call site).
+    """
+    if hi - lo <= 16:
+        _insertion_sort(keys, weights, has_w, lo, hi)
+        return
+    stack = np.empty(128, dtype=np.int64)
+    top = 0
+    stack[0] = lo
+    stack[1] = hi
+    top = 2
+    while top > 0:
+        top -= 2
+        a = stack[top]
+        b = stack[top + 1]
+        while b - a > 16:
+            mid = a + ((b - a) >> 1)
+            x, y, z = keys[a], keys[mid], keys[b - 1]
+            pivot = max(min(x, y), min(max(x, y), z))
+            i = a - 1
+            j = b
+            while True:
+                i += 1
+                while keys[i] < pivot:
+                    i += 1
+                j -= 1
+                while keys[j] > pivot:
+                    j -= 1
+                if i >= j:
+                    break
+                keys[i], keys[j] = keys[j], keys[i]
+                if has_w:
+                    weights[i], weights[j] = weights[j], weights[i]
+            # keys[a:j+1] <= pivot <= keys[j+1:b]
+            if j + 1 - a < b - (j + 1):
+                stack[top] = j + 1
+                stack[top + 1] = b
+                b = j + 1
+            else:
+                stack[top] = a
+                stack[top + 1] = j + 1
+                a = j + 1
+            top += 2
+        _insertion_sort(keys, weights, has_w, a, b)
+
+
+@njit(cache=True, nogil=True)
 def sort_rows(indptr, adjacency, edge_weights):
-    """Sort every neighbour list in place (edge weights follow their neighbours)."""
+    """Sort every neighbour list in place (edge weights, when not empty, follow their neighbours); rows
+    already in order are only scanned. Serial and cache-friendly: a row at a time."""
     n = indptr.shape[0] - 1
     has_w = edge_weights.shape[0] > 0
-    for v in prange(n):
+    for v in range(n):
         lo = indptr[v]
         hi = indptr[v + 1]
-        ordered = True
         for e in range(lo + 1, hi):
             if adjacency[e] < adjacency[e - 1]:
-                ordered = False
+                sort_row(adjacency, edge_weights, has_w, lo, hi)
                 break
-        if ordered:
-            continue
-        if has_w:
-            order = np.argsort(adjacency[lo:hi], kind="mergesort")
-            a = adjacency[lo:hi][order]
-            w = edge_weights[lo:hi][order]
-            adjacency[lo:hi] = a
-            edge_weights[lo:hi] = w
-        else:
-            adjacency[lo:hi] = np.sort(adjacency[lo:hi])
 
 
 @njit(cache=True, nogil=True)
-def find_duplicate(indptr, adjacency):
-    """First (v, u) where u appears twice in v's sorted neighbour list, or (-1, -1)."""
-    n = indptr.shape[0] - 1
-    for v in range(n):
-        for e in range(indptr[v] + 1, indptr[v + 1]):
-            if adjacency[e] == adjacency[e - 1]:
-                return v, adjacency[e]
-    return -1, -1
+def transpose_csr(indptr, adjacency, edge_weights):
+    """The transpose of a CSR adjacency by one counting-sort pass, O(n + m), no comparison sort.
 
-
-@njit(cache=True, nogil=True, inline="always")
-def _find_in_row(adjacency, lo, hi, target):
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if adjacency[mid] < target:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit(cache=True, nogil=True)
-def is_symmetric(indptr, adjacency, edge_weights):
-    """True when the sorted-row CSR equals its transpose (weights included); O(n + m), no searching.
-
-    The transpose is built by scattering each entry v→u into row u in increasing v, so its rows come out
-    sorted and can be compared entry by entry with the original. `find_asymmetry` locates a culprit.
+    Entry v→u of the input becomes entry u→v of the output. Rows are scanned in increasing v, so every output
+    row comes out sorted (repeated entries stay adjacent). Applied twice it sorts the rows of any CSR; for a
+    symmetric adjacency one application already gives the sorted rows. `edge_weights` (aligned with
+    `adjacency`, or empty) follow their entries. Returns (indptr, adjacency, edge weights) of the transpose:
+    adjacency in the input's dtype, weights int64 (empty when the input's are).
     """
     n = indptr.shape[0] - 1
     has_w = edge_weights.shape[0] > 0
@@ -317,8 +355,7 @@ def is_symmetric(indptr, adjacency, edge_weights):
         fill[adjacency[e] + 1] += 1
     for v in range(n):
         fill[v + 1] += fill[v]
-        if fill[v + 1] != indptr[v + 1]:
-            return False
+    t_indptr = fill.copy()
     transposed = np.empty(adjacency.shape[0], dtype=adjacency.dtype)
     transposed_w = np.empty(edge_weights.shape[0], dtype=np.int64)
     for v in range(n):
@@ -329,39 +366,63 @@ def is_symmetric(indptr, adjacency, edge_weights):
             if has_w:
                 transposed_w[position] = edge_weights[e]
             fill[u] = position + 1
-    for e in range(adjacency.shape[0]):
-        if transposed[e] != adjacency[e]:
-            return False
-        if has_w and transposed_w[e] != edge_weights[e]:
-            return False
-    return True
+    return t_indptr, transposed, transposed_w
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
+def row_order_fault(indptr, adjacency):
+    """Scan the neighbour lists in vertex order and report the first row that is not strictly increasing:
+    (0, -1, -1) when none; (1, v, u) when row v is sorted but lists u twice (the smallest such u); (2, v, -1)
+    when row v is out of order (the caller then sorts the rows and scans again)."""
+    n = indptr.shape[0] - 1
+    for v in range(n):
+        duplicate = -1
+        for e in range(indptr[v] + 1, indptr[v + 1]):
+            if adjacency[e] < adjacency[e - 1]:
+                return 2, v, -1
+            if adjacency[e] == adjacency[e - 1] and duplicate < 0:
+                duplicate = e
+        if duplicate >= 0:
+            return 1, v, adjacency[duplicate]
+    return 0, -1, -1
+
+
+def is_symmetric(indptr: np.ndarray, adjacency: np.ndarray, edge_weights: np.ndarray) -> bool:
+    """True when a CSR with sorted, duplicate-free rows equals its transpose (weights included); O(n + m).
+
+    int64 ids (other integer dtypes are converted, so the kernel has one signature). `find_asymmetry` locates a
+    culprit when the answer is False.
+    """
+    adjacency = np.ascontiguousarray(adjacency, dtype=np.int64)
+    edge_weights = np.ascontiguousarray(edge_weights, dtype=np.int64)
+    t_indptr, t_adj, t_w = transpose_csr(np.ascontiguousarray(indptr, dtype=np.int64), adjacency, edge_weights)
+    return bool(np.array_equal(t_indptr, indptr) and np.array_equal(t_adj, adjacency)
+                and np.array_equal(t_w, edge_weights))
+
+
+@njit(cache=True, nogil=True)
 def find_asymmetry(indptr, adjacency, edge_weights):
     """First (v, u, kind) with u in N(v) but v not in N(u) (kind 1) or unequal weights (kind 2); (-1,-1,0).
 
-    Rows must be sorted. "First" means smallest v, then the first such u in v's list.
+    Rows must be sorted. "First" means smallest v, then the first such u in v's list. Serial: an error path.
     """
     n = indptr.shape[0] - 1
     has_w = edge_weights.shape[0] > 0
-    bad_at = np.full(n, -1, dtype=np.int64)
-    bad_kind = np.zeros(n, dtype=np.int64)
-    for v in prange(n):
+    for v in range(n):
         for e in range(indptr[v], indptr[v + 1]):
             u = adjacency[e]
-            pos = _find_in_row(adjacency, indptr[u], indptr[u + 1], v)
-            if pos >= indptr[u + 1] or adjacency[pos] != v:
-                bad_at[v] = e
-                bad_kind[v] = 1
-                break
-            if has_w and edge_weights[pos] != edge_weights[e]:
-                bad_at[v] = e
-                bad_kind[v] = 2
-                break
-    for v in range(n):
-        if bad_at[v] >= 0:
-            return v, adjacency[bad_at[v]], bad_kind[v]
+            lo = indptr[u]
+            hi = indptr[u + 1]
+            while lo < hi:  # binary search for v in u's sorted row
+                mid = (lo + hi) >> 1
+                if adjacency[mid] < v:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo >= indptr[u + 1] or adjacency[lo] != v:
+                return v, u, 1
+            if has_w and edge_weights[lo] != edge_weights[e]:
+                return v, u, 2
     return -1, -1, 0
 
 
@@ -383,25 +444,90 @@ def check_csr_shape(indptr, adjacency, n):
 
 
 @njit(cache=True, nogil=True)
-def scatter_pairs(src, dst, weights, n):
-    """CSR (rows unsorted, duplicates kept) with entries u→v and v→u for every pair {src[i], dst[i]}.
+def scatter_sorted_pairs(lo, hi, n, adjacency):
+    """CSR of the simple undirected graph whose edges are the pairs (lo[i], hi[i]), given sorted by (lo, hi),
+    lo < hi, no pair twice; ids in 0..n-1. Fills `adjacency` (2 · len(lo) entries, any integer dtype) and
+    returns indptr.
 
-    Returns (indptr, adjacency (int64), edge weights (empty when `weights` is empty)). Followed by
-    `sort_rows` and `merge_sorted_duplicates` this gives the undirected simple graph of the pairs.
+    One counting-sort pass, and the rows come out sorted: row x receives first the lo-ends of the pairs
+    (a, x), a < x, in increasing a, then the hi-ends of the pairs (x, b), b > x, in increasing b.
+    """
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for i in range(lo.shape[0]):
+        indptr[lo[i] + 1] += 1
+        indptr[hi[i] + 1] += 1
+    for v in range(n):
+        indptr[v + 1] += indptr[v]
+    fill = indptr[:-1].copy()
+    for i in range(lo.shape[0]):
+        a = lo[i]
+        b = hi[i]
+        adjacency[fill[a]] = b
+        fill[a] += 1
+        adjacency[fill[b]] = a
+        fill[b] += 1
+    return indptr
+
+
+def simple_graph_csr(src: np.ndarray, dst: np.ndarray, n: int, index_dtype) -> tuple[np.ndarray, np.ndarray]:
+    """CSR (indptr int64, sorted neighbour ids of `index_dtype`) of the undirected simple graph on the pairs
+    {src[i], dst[i]} (ids in 0..n-1): self-loops dropped, repeated pairs (either direction) merged.
+
+    NumPy's vectorised sort puts the canonical pair keys min·n + max in order and drops repeats, then
+    `scatter_sorted_pairs` writes the CSR in one pass with the rows already sorted: O(m log m) in NumPy's
+    compiled sort plus O(n + m), and no sort compiled by Numba.
+    """
+    src = np.asarray(src, dtype=np.int64)
+    dst = np.asarray(dst, dtype=np.int64)
+    lo = np.minimum(src, dst)
+    hi = np.maximum(src, dst)
+    keep = lo != hi
+    if not keep.all():
+        lo, hi = lo[keep], hi[keep]
+    keys = lo * np.int64(n) + hi
+    del lo, hi, keep
+    keys.sort()
+    if keys.shape[0] > 1:
+        distinct = np.empty(keys.shape[0], dtype=bool)
+        distinct[0] = True
+        np.not_equal(keys[1:], keys[:-1], out=distinct[1:])
+        if not distinct.all():
+            keys = keys[distinct]
+    lo = keys // np.int64(max(n, 1))
+    hi = keys - lo * np.int64(n)
+    adjacency = np.empty(2 * keys.shape[0], dtype=index_dtype)
+    indptr = scatter_sorted_pairs(lo, hi, n, adjacency)
+    return indptr, adjacency
+
+
+@njit(cache=True, nogil=True)
+def pairs_to_csr(src, dst, weights, n):
+    """CSR of the undirected simple graph on the pairs {src[i], dst[i]} (0-based ids in 0..n-1), rows sorted.
+
+    Pairs with src[i] == dst[i] are skipped; a pair listed several times (in either direction) becomes one edge
+    that keeps its largest weight. `weights` is aligned with the pairs, or empty for an unweighted graph.
+    One counting-sort pass scatters every pair into the rows of both ends; then, a row at a time, the row is
+    sorted (`sort_row`), its repeats are merged and it is moved to its final place (rows only move towards the
+    front, so this is done in place). Returns (indptr, adjacency (int64), edge weights (int64; empty when
+    `weights` is)).
     """
     has_w = weights.shape[0] > 0
     degree = np.zeros(n + 1, dtype=np.int64)
     for i in range(src.shape[0]):
-        degree[src[i] + 1] += 1
-        degree[dst[i] + 1] += 1
+        if src[i] != dst[i]:
+            degree[src[i] + 1] += 1
+            degree[dst[i] + 1] += 1
     for v in range(n):
         degree[v + 1] += degree[v]
+    total = degree[n]
     fill = degree[:-1].copy()
-    adjacency = np.empty(degree[n], dtype=np.int64)
-    ew = np.empty(degree[n] if has_w else 0, dtype=np.int64)
+    adjacency = np.empty(total, dtype=np.int64)
+    ew = np.empty(total if has_w else 0, dtype=np.int64)
     for i in range(src.shape[0]):
         a = src[i]
         b = dst[i]
+        if a == b:
+            continue
         adjacency[fill[a]] = b
         adjacency[fill[b]] = a
         if has_w:
@@ -409,23 +535,16 @@ def scatter_pairs(src, dst, weights, n):
             ew[fill[b]] = weights[i]
         fill[a] += 1
         fill[b] += 1
-    return degree, adjacency, ew
-
-
-@njit(cache=True, nogil=True)
-def merge_sorted_duplicates(degree, adjacency, ew):
-    """Merge repeated neighbours of sorted rows (keeping the largest weight); returns compact copies."""
-    n = degree.shape[0] - 1
-    has_w = ew.shape[0] > 0
     indptr = np.empty(n + 1, dtype=np.int64)
     indptr[0] = 0
     k = 0
     for v in range(n):
-        lo = degree[v]
-        hi = degree[v + 1]
+        first = degree[v]
+        last = degree[v + 1]
+        sort_row(adjacency, ew, has_w, first, last)
         row_start = k
-        for e in range(lo, hi):
-            if k > row_start and adjacency[k - 1] == adjacency[e]:
+        for e in range(first, last):
+            if k > row_start and adjacency[k - 1] == adjacency[e]:  # a repeat: keep the largest weight
                 if has_w and ew[e] > ew[k - 1]:
                     ew[k - 1] = ew[e]
                 continue
@@ -434,11 +553,13 @@ def merge_sorted_duplicates(degree, adjacency, ew):
                 ew[k] = ew[e]
             k += 1
         indptr[v + 1] = k
+    if k == total:
+        return indptr, adjacency, ew
     return indptr, adjacency[:k].copy(), ew[:k].copy() if has_w else ew
 
 
 # --------------------------------------------------------------------------------------------- writing text
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _digits(x):
     if x < 0:
         x = -x
