@@ -173,3 +173,14 @@ def test_recount_helper_agrees_with_kernels():
     cut, weights = recount(graph, part, 3)
     assert cut == edge_cut(level.indptr, level.indices, level.edge_weights, part)
     np.testing.assert_array_equal(weights, block_weights(level.vertex_weights, part, 3))
+
+
+@settings(max_examples=40, deadline=None)
+@given(keys=st.lists(st.integers(-5, 5) | st.integers(-2**62, 2**62), max_size=300))
+def test_stable_argsort_equals_numpy_mergesort(keys):
+    from apportion.partitioning.vertex._partition_kernels import stable_argsort
+
+    values = np.array(keys, dtype=np.int64)
+    np.testing.assert_array_equal(stable_argsort(values), np.argsort(values, kind="mergesort"))
+    floats = values.astype(np.float64) / 3
+    np.testing.assert_array_equal(stable_argsort(floats), np.argsort(floats, kind="mergesort"))

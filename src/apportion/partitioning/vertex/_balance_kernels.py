@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from apportion.partitioning.vertex._partition_kernels import (
-    fits, heap_pop, heap_push_or_update, heap_remove)
+    fits, heap_pop, heap_push_or_update, heap_remove, stable_argsort)
 from apportion.partitioning.vertex._refine_kernels import gather_connectivity
 
 
@@ -154,7 +154,7 @@ def _swap_out(vertex_weights, part, bw, max_weights, source):
             else:
                 b += share
         score[v] = a / b if part[v] == source else b / a
-    order = np.argsort(-score)
+    order = stable_argsort(-score)
     out_list = np.empty(limit, dtype=np.int64)
     n_out = 0
     for i in range(n):

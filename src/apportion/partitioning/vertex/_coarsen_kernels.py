@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from apportion.partitioning.vertex._partition_kernels import mix_hash
+from apportion.partitioning.vertex._partition_kernels import mix_hash, stable_argsort
 
 
 @njit(cache=True, nogil=True)
@@ -164,7 +164,7 @@ def two_hop_matching(indptr, indices, edge_weights, vertex_weights, labels, cap,
             singles[j] = v
             keys[j] = favourite[v] * (n + 1) + (mix_hash(v, seed) % (n + 1))
             j += 1
-    order = np.argsort(keys, kind="mergesort")
+    order = stable_argsort(keys)
     pairs = 0
     i = 0
     while i + 1 < count:
@@ -195,7 +195,7 @@ def _batched_order(n, run, batches, seed, order, batch_ptr):
     keys = np.empty(runs, dtype=np.int64)
     for b in range(runs):
         keys[b] = mix_hash(b, seed)
-    by_key = np.argsort(keys)
+    by_key = stable_argsort(keys)
     counts = np.zeros((batches, runs), dtype=np.int64)
     for i in range(runs):
         b = by_key[i]
@@ -218,6 +218,62 @@ def _batched_order(n, run, batches, seed, order, batch_ptr):
 
 
 @njit(cache=True, nogil=True, parallel=True)
+def _lp_choices(indptr, indices, edge_weights, vertex_weights, cap, seed, chunks, labels, cluster_weights, order,
+                lo, hi, constrained, blocks, table_keys, table_vals, touched, choice):
+    """One synchronous sub-round of label propagation: choice[v] for the vertices order[lo:hi], computed in
+    `chunks` parallel static slices from the current labels and cluster weights (each slice with its own hash
+    table row). The only parallel region of clustering: allocation and the in-order application stay serial,
+    so the kernel compiles fast."""
+    ncon = vertex_weights.shape[1]
+    mask = table_keys.shape[1] - 1
+    span = hi - lo
+    for t in prange(chunks):
+        for i in range(lo + (span * t) // chunks, lo + (span * (t + 1)) // chunks):
+            v = order[i]
+            own = labels[v]
+            nt = 0
+            for e in range(indptr[v], indptr[v + 1]):
+                if constrained and blocks[indices[e]] != blocks[v]:
+                    continue
+                a = labels[indices[e]]
+                slot = (a * 40503) & mask
+                while table_keys[t, slot] != -1 and table_keys[t, slot] != a:
+                    slot = (slot + 1) & mask
+                if table_keys[t, slot] == -1:
+                    table_keys[t, slot] = a
+                    table_vals[t, slot] = 0
+                    touched[t, nt] = slot
+                    nt += 1
+                table_vals[t, slot] += edge_weights[e]
+            best = own
+            best_val = -1
+            best_h = -1
+            for j in range(nt):
+                slot = touched[t, j]
+                a = table_keys[t, slot]
+                val = table_vals[t, slot]
+                if a == own:
+                    if val >= best_val:
+                        if val > best_val or best != own:
+                            best_val = val
+                            best = own
+                            best_h = 9223372036854775807
+                elif val >= best_val:
+                    ok = True
+                    for c in range(ncon):
+                        if cluster_weights[a, c] + vertex_weights[v, c] > cap[c]:
+                            ok = False
+                    if ok:
+                        h = mix_hash(a, seed + v)
+                        if val > best_val or h > best_h:
+                            best_val = val
+                            best = a
+                            best_h = h
+                table_keys[t, slot] = -1
+            choice[v] = best
+
+
+@njit(cache=True, nogil=True)
 def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, cap, rounds, batches, seed,
                                  chunks, stop_fraction, blocks):
     """Size-constrained label propagation (Meyerhenke et al.; KaMinPar's coarsening): every vertex joins the
@@ -243,7 +299,6 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
     size = 16
     while size < 2 * max_degree + 2:
         size *= 2
-    mask = size - 1
     table_keys = np.full((chunks, size), -1, dtype=np.int32)
     table_vals = np.zeros((chunks, size), dtype=np.int64)
     touched = np.zeros((chunks, size), dtype=np.int64)
@@ -257,51 +312,8 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
         for batch in range(batches):
             lo = batch_ptr[batch]
             hi = batch_ptr[batch + 1]
-            span = hi - lo
-            for t in prange(chunks):
-                for i in range(lo + (span * t) // chunks, lo + (span * (t + 1)) // chunks):
-                    v = order[i]
-                    own = labels[v]
-                    nt = 0
-                    for e in range(indptr[v], indptr[v + 1]):
-                        if constrained and blocks[indices[e]] != blocks[v]:
-                            continue
-                        a = labels[indices[e]]
-                        slot = (a * 40503) & mask
-                        while table_keys[t, slot] != -1 and table_keys[t, slot] != a:
-                            slot = (slot + 1) & mask
-                        if table_keys[t, slot] == -1:
-                            table_keys[t, slot] = a
-                            table_vals[t, slot] = 0
-                            touched[t, nt] = slot
-                            nt += 1
-                        table_vals[t, slot] += edge_weights[e]
-                    best = own
-                    best_val = -1
-                    best_h = -1
-                    for j in range(nt):
-                        slot = touched[t, j]
-                        a = table_keys[t, slot]
-                        val = table_vals[t, slot]
-                        if a == own:
-                            if val >= best_val:
-                                if val > best_val or best != own:
-                                    best_val = val
-                                    best = own
-                                    best_h = 9223372036854775807
-                        elif val >= best_val:
-                            ok = True
-                            for c in range(ncon):
-                                if cluster_weights[a, c] + vertex_weights[v, c] > cap[c]:
-                                    ok = False
-                            if ok:
-                                h = mix_hash(a, seed + v)
-                                if val > best_val or h > best_h:
-                                    best_val = val
-                                    best = a
-                                    best_h = h
-                        table_keys[t, slot] = -1
-                    choice[v] = best
+            _lp_choices(indptr, indices, edge_weights, vertex_weights, cap, seed, chunks, labels, cluster_weights,
+                        order, lo, hi, constrained, blocks, table_keys, table_vals, touched, choice)
             for i in range(lo, hi):
                 v = order[i]
                 a = choice[v]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from apportion.partitioning.vertex._partition_kernels import heap_pop, heap_push_or_update, mix_hash
+from apportion.partitioning.vertex._partition_kernels import heap_pop, heap_push_or_update, mix_hash, stable_argsort
 
 
 @njit(cache=True, nogil=True)
@@ -28,7 +28,7 @@ def grow_bisection(indptr, indices, edge_weights, vertex_weights, target0, max0,
     hashes = np.empty(n, dtype=np.int64)
     for v in range(n):
         hashes[v] = mix_hash(v, seed)
-    restart_order = np.argsort(hashes)
+    restart_order = stable_argsort(hashes)
     next_restart = 0
     heap_push_or_update(heap, key, pos, size, start, 0)
     active = 0

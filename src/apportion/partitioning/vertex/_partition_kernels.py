@@ -167,3 +167,57 @@ def edge_cut_serial(indptr, indices, edge_weights, part):
             if part[indices[e]] != pv:
                 total += edge_weights[e]
     return total // 2
+
+
+#: `stable_argsort` insertion-sorts runs of this many entries before merging them
+_SORT_RUN = 32
+
+
+@njit(cache=True, nogil=True)
+def stable_argsort(keys):
+    """The int64 indices that sort `keys` ascending, equal keys in index order: the same result as
+    np.argsort(keys, kind="mergesort"). A bottom-up merge sort over insertion-sorted runs, written out so
+    that the kernels share one small compiled sort: each np.argsort call site compiled its own quicksort or
+    timsort, seconds of every cold start per kernel."""
+    n = keys.shape[0]
+    order = np.arange(n)
+    for lo in range(0, n, _SORT_RUN):
+        hi = min(lo + _SORT_RUN, n)
+        for i in range(lo + 1, hi):
+            x = order[i]
+            kx = keys[x]
+            j = i - 1
+            while j >= lo and keys[order[j]] > kx:
+                order[j + 1] = order[j]
+                j -= 1
+            order[j + 1] = x
+    if n <= _SORT_RUN:
+        return order
+    other = np.empty(n, dtype=np.int64)
+    width = _SORT_RUN
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            out = lo
+            while i < mid and j < hi:
+                if keys[order[j]] < keys[order[i]]:
+                    other[out] = order[j]
+                    j += 1
+                else:
+                    other[out] = order[i]
+                    i += 1
+                out += 1
+            while i < mid:
+                other[out] = order[i]
+                i += 1
+                out += 1
+            while j < hi:
+                other[out] = order[j]
+                j += 1
+                out += 1
+        order, other = other, order
+        width *= 2
+    return order

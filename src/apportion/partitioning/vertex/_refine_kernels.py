@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit, prange
 
 from apportion.partitioning.vertex._partition_kernels import (
-    fits, heap_pop, heap_push_or_update, heap_remove, mix_hash)
+    fits, heap_pop, heap_push_or_update, heap_remove, mix_hash, stable_argsort)
 
 
 #: k-way FM recounts a neighbour's best move after every move only when its degree is at most this
@@ -195,7 +195,7 @@ def accept_requests(vertex_weights, bw, max_weights, candidates, target, gain):
     keys = np.empty(candidates.shape[0], dtype=np.int64)
     for i in range(candidates.shape[0]):
         keys[i] = -gain[candidates[i]]
-    order = np.argsort(keys, kind="mergesort")
+    order = stable_argsort(keys)
     incoming = bw.copy()
     accepted = np.empty(candidates.shape[0], dtype=np.int64)
     count = 0
