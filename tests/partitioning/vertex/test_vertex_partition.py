@@ -195,3 +195,15 @@ def test_multilevel_runs_keep_the_best_balanced_and_deterministic(seed):
     assert p.cut <= single.cut
     again = apportion.partition(graph, 6, seed=seed, preset=several, threads=1)
     np.testing.assert_array_equal(p.assignment, again.assignment)
+
+
+def test_run_portfolio_cycles_the_coarsest_size_and_stays_balanced():
+    from apportion.partitioning.vertex.multilevel import _run_options
+    from apportion.partitioning.vertex.options import preset_options
+
+    options = preset_options("default", multilevel_runs=3, run_coarsest_per_block=(60, 5))
+    assert [_run_options(options, r).coarsest_per_block for r in range(3)] == [60, 5, 60]
+    assert _run_options(preset_options("default"), 1).coarsest_per_block == 60
+    graph = grid(30, 30)
+    p = apportion.partition(graph, 8, preset=options)
+    check_partition(graph, p, 8, np.full(8, 1 / 8), 0.03)

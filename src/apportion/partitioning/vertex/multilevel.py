@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 import numba
 import numpy as np
@@ -135,12 +136,12 @@ def _cycles(graph: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limit
     """`options.multilevel_runs` independent multilevel cycles (different seeds; the smallest cut kept, the
     first on ties), then `options.vcycles` V-cycles on the kept partition. Every run ends balanced, so the
     kept one is too."""
-    part, levels = _multilevel(graph, k, shares, epsilon, limits, options, seed, watch, threads)
+    part, levels = _multilevel(graph, k, shares, epsilon, limits, _run_options(options, 0), seed, watch, threads)
     if k > 1 and options.multilevel_runs > 1:
         best_cut = int(edge_cut(graph.indptr, graph.indices, graph.edge_weights, part))
         for run in range(1, options.multilevel_runs):
-            other, other_levels = _multilevel(graph, k, shares, epsilon, limits, options, seed + 1_000_003 * run,
-                                              watch, threads)
+            other, other_levels = _multilevel(graph, k, shares, epsilon, limits, _run_options(options, run),
+                                              seed + 1_000_003 * run, watch, threads)
             other_cut = int(edge_cut(graph.indptr, graph.indices, graph.edge_weights, other))
             if other_cut < best_cut:
                 part, levels, best_cut = other, other_levels, other_cut
@@ -148,6 +149,15 @@ def _cycles(graph: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limit
         part, _ = _multilevel(graph, k, shares, epsilon, limits, options, seed + 7 * (cycle + 1), watch, threads,
                               given=part)
     return part, levels
+
+
+def _run_options(options: PartitionOptions, run: int) -> PartitionOptions:
+    """The options of independent run `run`: the coarsest-graph size cycles through
+    `options.run_coarsest_per_block` when it is given (a portfolio: graphs differ in which suits them)."""
+    portfolio = options.run_coarsest_per_block
+    if not portfolio:
+        return options
+    return replace(options, coarsest_per_block=int(portfolio[run % len(portfolio)]))
 
 
 def _partition_without_isolated(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limits: np.ndarray,

@@ -47,6 +47,8 @@ class PartitionOptions:
     Repetitions:
         multilevel_runs: independent multilevel cycles with different seeds; the one with the smallest cut is
             kept (and the V-cycles then improve it).
+        run_coarsest_per_block: when not empty, run r coarsens to run_coarsest_per_block[r % len] * k vertices
+            (a portfolio: some graphs partition best from a larger coarsest graph, some from a smaller one).
     V-cycles:
         vcycles: after the first multilevel cycle, this many more, each coarsening with clusters confined to the
             blocks of the current partition and starting from it at the coarsest level (never worse).
@@ -74,6 +76,7 @@ class PartitionOptions:
     fm_min_improvement: float = 0.002
     vcycles: int = 0
     multilevel_runs: int = 1
+    run_coarsest_per_block: tuple[int, ...] = ()
 
     def validated(self) -> "PartitionOptions":
         if self.coarsening not in ("matching", "clustering", "auto"):
@@ -90,8 +93,8 @@ PRESETS: dict[str, PartitionOptions] = {
                                 fm_stop_fraction=0.25),
     "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
                                initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
-                               fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=2,
-                               large_level_clustering_rounds=6, multilevel_runs=4),
+                               fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=5,
+                               large_level_clustering_rounds=6, multilevel_runs=4, run_coarsest_per_block=(60, 20)),
 }
 
 
