@@ -111,6 +111,29 @@ def _follow(first, p, q, u, v, assignment, loads, source_limit, target_limit, sl
 
 
 @njit(cache=True, nogil=True)
+def _order_by_price(price):
+    """Stable order of the candidates by price (a counting sort: prices lie in −2..2, new copies − freed)."""
+    low = 0
+    high = 0
+    for i in range(price.shape[0]):
+        if price[i] < low:
+            low = price[i]
+        if price[i] > high:
+            high = price[i]
+    start = np.zeros(high - low + 2, dtype=np.int64)
+    for i in range(price.shape[0]):
+        start[price[i] - low + 1] += 1
+    for b in range(1, start.shape[0]):
+        start[b] += start[b - 1]
+    order = np.empty(price.shape[0], dtype=np.int64)
+    for i in range(price.shape[0]):
+        b = price[i] - low
+        order[start[b]] = i
+        start[b] += 1
+    return order
+
+
+@njit(cache=True, nogil=True)
 def rebalance_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_count, fill, indptr, targets,
                      edge_of_entry):
     """Move edges until every part holds between `lower` and `upper` edges; returns the number of moves.
@@ -163,7 +186,7 @@ def rebalance_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slo
                 cand[c] = e
                 price[c] = delta
                 c += 1
-        order = np.argsort(price, kind="mergesort")
+        order = _order_by_price(price)
         moved_this_round = 0
         for i in range(ncand):
             e = cand[order[i]]
