@@ -57,6 +57,9 @@ def _add_method_options(p) -> None:
                    help="group-move refinement after the method (auto: on for spac and ne, off otherwise)")
     p.add_argument("--vertex-preset", choices=("fast", "default", "strong"), default=None,
                    help="preset of the vertex partitioner inside spac / wvp-* (default: default)")
+    p.add_argument("--run-cap", type=_positive_int, default=None, metavar="C",
+                   help="spac: partition Ψ pre-clustered into runs of at most C consecutive clones "
+                        "(default 32; 1 = the full Ψ of the paper)")
 
 
 def _method_options(args) -> dict:
@@ -67,6 +70,10 @@ def _method_options(args) -> dict:
         if args.method not in ("spac", "wvp-random", "wvp-greedy"):
             raise InputError(f"--vertex-preset applies to spac, wvp-random and wvp-greedy, not {args.method}")
         options["vertex_preset"] = args.vertex_preset
+    if args.run_cap is not None:
+        if args.method != "spac":
+            raise InputError(f"--run-cap applies to spac, not {args.method}")
+        options["run_cap"] = args.run_cap
     return options
 
 

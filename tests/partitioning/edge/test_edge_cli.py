@@ -84,3 +84,16 @@ def test_refine_and_vertex_preset_flags_in_process(graphs_dir, capsys):
     assert main(["edge-partition", path, "-k", "4", "--vertex-preset", "fast", "--refine", "off", "--json"]) == 0
     fast = json.loads(capsys.readouterr().out)
     assert not fast["details"]["refined"] and max(fast["edges_per_part"]) - min(fast["edges_per_part"]) <= 1
+
+
+def test_run_cap_flag_in_process(graphs_dir, capsys):
+    path = str(graphs_dir / "karate.graph")
+    assert main(["edge-partition", path, "-k", "3", "--run-cap", "1", "--json"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert full["details"]["run_cap"] == 1 and full["details"]["partitioned_vertices"] == 2 * full["m"]
+    assert main(["edge-partition", path, "-k", "3", "--run-cap", "4", "--json"]) == 0
+    runs = json.loads(capsys.readouterr().out)
+    assert runs["details"]["run_cap"] == 4 and runs["details"]["partitioned_vertices"] < 2 * runs["m"]
+    assert max(runs["edges_per_part"]) - min(runs["edges_per_part"]) <= 1
+    assert main(["edge-partition", path, "-k", "3", "--method", "hdrf", "--run-cap", "4"]) == 2
+    capsys.readouterr()
