@@ -26,6 +26,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from apportion.graph._segmented_kernels import TIE_EDGE_ID, best_in_row, precedes, sort_segment
+
 
 def _prange_only() -> dict:
     """Parallel options with only explicit prange loops parallel: NumPy calls such as np.zeros/np.full would
@@ -36,10 +38,10 @@ def _prange_only() -> dict:
 
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _lighter(w_a, key_a, w_b, key_b):
-    """True when edge a precedes edge b in the (weight, canonical key) order."""
-    return w_a < w_b or (w_a == w_b and key_a < key_b)
+    """True when edge a precedes edge b in the (weight, canonical key) order (the shared segmented order)."""
+    return precedes(w_a, key_a, w_b, key_b, 1)
 
 
 @njit(cache=True, nogil=True)
@@ -50,53 +52,39 @@ def _canonical_key(u, v, n):
     return u * n + v if u < v else v * n + u
 
 
-@njit(cache=True, nogil=True)
-def vertex_chunks(indptr, chunks):
-    """Vertex boundaries cutting the CSR entries into `chunks` pieces of about equal size (chunks + 1 values)."""
+def vertex_chunks(indptr: np.ndarray, chunks: int) -> np.ndarray:
+    """Vertex boundaries cutting the CSR entries into `chunks` pieces of about equal size (chunks + 1 values;
+    NumPy, no kernel)."""
     n = indptr.shape[0] - 1
-    total = indptr[n]
-    bounds = np.empty(chunks + 1, dtype=np.int64)
+    targets = (int(indptr[n]) * np.arange(chunks + 1, dtype=np.int64)) // max(chunks, 1)
+    bounds = np.minimum(np.searchsorted(indptr, targets), n).astype(np.int64)
+    bounds = np.maximum.accumulate(bounds)
     bounds[0] = 0
-    for t in range(1, chunks):
-        bounds[t] = max(bounds[t - 1], np.searchsorted(indptr, (total * t) // chunks))
-        bounds[t] = min(bounds[t], n)
     bounds[chunks] = n
     return bounds
 
 
 # ------------------------------------------------------------------------------------------------ round 1 (CSR)
 @njit(cache=True, nogil=True)
-def _lightest_incident_range(indptr, indices, weights, has_weights, best, first, last):
+def _lightest_incident_range(indptr, indices, weights, best, first, last):
+    """best[u] = CSR position of u's lightest incident edge by (weight, canonical edge id), -1 if none, for
+    u in first..last-1: the shared segmented arg-best (`best_in_row`) in its minimum, edge-id-tie mode."""
     n = indptr.shape[0] - 1
+    no_filter = np.empty(0, dtype=np.int64)
     for u in range(first, last):
-        chosen = -1
-        chosen_w = np.int64(0)
-        chosen_key = np.int64(0)
-        for p in range(indptr[u], indptr[u + 1]):
-            w = weights[p] if has_weights else np.int64(1)
-            key = _canonical_key(u, indices[p], n)
-            if chosen < 0 or _lighter(w, key, chosen_w, chosen_key):
-                chosen = p
-                chosen_w = w
-                chosen_key = key
-        best[u] = chosen
+        best[u] = best_in_row(u, indptr[u], indptr[u + 1], indices, weights, 1, TIE_EDGE_ID, n, no_filter, 0,
+                              no_filter, 0)
 
 
 @njit(cache=True, nogil=True, parallel=_prange_only())
-def lightest_incident_edge(indptr, indices, weights, has_weights, bounds):
-    """Segmented arg-min over every neighbour list: the CSR position of each vertex's lightest edge (-1: none).
-
-    `weights` is aligned with `indices` when `has_weights`, otherwise ignored (every edge weighs 1); `bounds`
-    comes from `vertex_chunks`.
-    """
+def lightest_incident_edge(indptr, indices, weights, bounds):
+    """Segmented arg-min over every neighbour list, in parallel over the vertex pieces of `bounds` (from
+    `vertex_chunks`): the CSR position of each vertex's lightest edge (-1: none). `weights` is aligned with
+    `indices`, or empty (every edge weighs 1)."""
     n = indptr.shape[0] - 1
     best = np.empty(n, dtype=np.int64)
-    chunks = bounds.shape[0] - 1
-    if chunks == 1:
-        _lightest_incident_range(indptr, indices, weights, has_weights, best, 0, n)
-    else:
-        for t in prange(chunks):
-            _lightest_incident_range(indptr, indices, weights, has_weights, best, bounds[t], bounds[t + 1])
+    for t in prange(bounds.shape[0] - 1):
+        _lightest_incident_range(indptr, indices, weights, best, bounds[t], bounds[t + 1])
     return best
 
 
@@ -143,12 +131,13 @@ def _collapse(parent, keys, ws, edge_key, edge_w):
 
 
 @njit(cache=True, nogil=True)
-def merge_vertices(indices, weights, has_weights, best):
+def merge_vertices(indices, weights, best):
     """Round-1 merge: hook every vertex to the far end of its lightest edge, record the forest edges, collapse.
 
     Returns (label, components, forest_keys, forest_weights).
     """
     n = best.shape[0]
+    has_weights = weights.shape[0] > 0
     parent = np.empty(n, dtype=indices.dtype)
     edge_key = np.empty(n, dtype=np.int64)
     edge_w = np.empty(n, dtype=np.int64)
@@ -179,8 +168,9 @@ def _count_cross_upper(indptr, indices, label, first, last):
 
 
 @njit(cache=True, nogil=True)
-def _fill_cross_upper(indptr, indices, weights, has_weights, label, first, last, k, end_a, end_b, ws, keys):
+def _fill_cross_upper(indptr, indices, weights, label, first, last, k, end_a, end_b, ws, keys):
     n = indptr.shape[0] - 1
+    has_weights = weights.shape[0] > 0
     for u in range(first, last):
         lu = label[u]
         for p in range(indptr[u], indptr[u + 1]):
@@ -194,8 +184,9 @@ def _fill_cross_upper(indptr, indices, weights, has_weights, label, first, last,
 
 
 @njit(cache=True, nogil=True, parallel=_prange_only())
-def contract_csr_edges(indptr, indices, weights, has_weights, label, bounds):
-    """Edges of the graph between different components after round 1, with ends renamed to components.
+def contract_csr_edges(indptr, indices, weights, label, bounds):
+    """Edges of the graph between different components after round 1, with ends renamed to components
+    (parallel over the vertex pieces of `bounds`: a count, a prefix sum, a fill).
 
     Returns (end_a, end_b, weight, key, offsets): each undirected edge once (from its smaller end), in CSR
     order, keyed by its canonical key so that ties still break by the original edge id; piece t of `bounds`
@@ -203,11 +194,8 @@ def contract_csr_edges(indptr, indices, weights, has_weights, label, bounds):
     """
     chunks = bounds.shape[0] - 1
     offsets = np.zeros(chunks + 1, dtype=np.int64)
-    if chunks == 1:
-        offsets[1] = _count_cross_upper(indptr, indices, label, 0, bounds[1])
-    else:
-        for t in prange(chunks):
-            offsets[t + 1] = _count_cross_upper(indptr, indices, label, bounds[t], bounds[t + 1])
+    for t in prange(chunks):
+        offsets[t + 1] = _count_cross_upper(indptr, indices, label, bounds[t], bounds[t + 1])
     for t in range(chunks):
         offsets[t + 1] += offsets[t]
     total = offsets[chunks]
@@ -215,12 +203,9 @@ def contract_csr_edges(indptr, indices, weights, has_weights, label, bounds):
     end_b = np.empty(total, dtype=label.dtype)
     ws = np.empty(total, dtype=np.int64)
     keys = np.empty(total, dtype=np.int64)
-    if chunks == 1:
-        _fill_cross_upper(indptr, indices, weights, has_weights, label, 0, bounds[1], 0, end_a, end_b, ws, keys)
-    else:
-        for t in prange(chunks):
-            _fill_cross_upper(indptr, indices, weights, has_weights, label, bounds[t], bounds[t + 1], offsets[t],
-                              end_a, end_b, ws, keys)
+    for t in prange(chunks):
+        _fill_cross_upper(indptr, indices, weights, label, bounds[t], bounds[t + 1], offsets[t], end_a, end_b, ws,
+                          keys)
     return end_a, end_b, ws, keys, offsets
 
 
@@ -262,9 +247,9 @@ def lightest_edge_per_component(end_a, end_b, ws, keys, piece_start, piece_lengt
     for t in prange(pieces):
         _scatter_lightest(end_a, end_b, ws, keys, rows[numba.get_thread_id()], piece_start[t],
                           piece_start[t] + piece_length[t])
-    best = np.empty(components, dtype=np.int64)
-    for c in prange(components):
-        chosen = rows[0, c]
+    best = rows[0].copy()
+    for c in range(components):  # serial reduction of the threads' rows (threads · components steps)
+        chosen = best[c]
         for r in range(1, threads):
             j = rows[r, c]
             if j >= 0 and (chosen < 0 or _lighter(ws[j], keys[j], ws[chosen], keys[chosen])):
@@ -375,7 +360,7 @@ def sort_by_key(keys, ws, n):
     """Forest edges in canonical order (u < v, by u then v); returns (u, v, w) int64 arrays.
 
     One counting pass buckets the edges by their smaller end; each bucket (a vertex's forest edges to larger
-    ids, few as a rule) is then sorted by the larger end: insertion sort when short, a merge sort otherwise.
+    ids, few as a rule) is then sorted by the larger end with the shared hand-written `sort_segment`.
     """
     count = keys.shape[0]
     starts = np.zeros(n + 1, dtype=np.int64)
@@ -395,23 +380,35 @@ def sort_by_key(keys, ws, n):
         v_out[slot] = keys[i] - low * n
         w_out[slot] = ws[i]
     for x in range(n):
-        first = starts[x]
-        last = starts[x + 1]
-        if last - first <= 1:
-            continue
-        if last - first <= 32:
-            for i in range(first + 1, last):
-                v = v_out[i]
-                w = w_out[i]
-                j = i - 1
-                while j >= first and v_out[j] > v:
-                    v_out[j + 1] = v_out[j]
-                    w_out[j + 1] = w_out[j]
-                    j -= 1
-                v_out[j + 1] = v
-                w_out[j + 1] = w
-        else:
-            order = np.argsort(v_out[first:last], kind="mergesort")
-            v_out[first:last] = v_out[first:last][order]
-            w_out[first:last] = w_out[first:last][order]
+        if starts[x + 1] - starts[x] > 1:
+            sort_segment(v_out, w_out, True, starts[x], starts[x + 1])
     return u_out, v_out, w_out
+
+
+# ------------------------------------------------------------------------------------------------ serial whole
+@njit(cache=True, nogil=True)
+def boruvka_serial(indptr, indices, weights):
+    """The whole Borůvka on one thread in one call, for graphs too small to pay for parallel launches: round 1
+    on the CSR (`_lightest_incident_range`, the shared segmented arg-min), the merge, the contraction to an
+    edge list, the remaining rounds (`finish_serially`) and the canonical sort. `weights` is aligned with
+    `indices`, or empty (every edge weighs 1). Returns (u, v, w, rounds) as `sort_by_key` and the rounds.
+    The same helpers as the parallel path, so both give identical forests.
+    """
+    n = indptr.shape[0] - 1
+    best = np.empty(n, dtype=np.int64)
+    _lightest_incident_range(indptr, indices, weights, best, 0, n)
+    label, components, keys, ws = merge_vertices(indices, weights, best)
+    total = _count_cross_upper(indptr, indices, label, 0, n)
+    end_a = np.empty(total, dtype=label.dtype)
+    end_b = np.empty(total, dtype=label.dtype)
+    edge_ws = np.empty(total, dtype=np.int64)
+    edge_keys = np.empty(total, dtype=np.int64)
+    _fill_cross_upper(indptr, indices, weights, label, 0, n, 0, end_a, end_b, edge_ws, edge_keys)
+    rounds = 1
+    if total > 0 and components > 0:
+        more_keys, more_ws, more = finish_serially(end_a, end_b, edge_ws, edge_keys, components)
+        keys = np.concatenate((keys, more_keys))
+        ws = np.concatenate((ws, more_ws))
+        rounds += more
+    u, v, w = sort_by_key(keys, ws, max(n, 1))
+    return u, v, w, rounds

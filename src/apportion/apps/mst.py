@@ -29,11 +29,12 @@ from apportion.graph.csr import Graph
 
 __all__ = ["SpanningForest", "mst"]
 
-#: Round 1 runs in parallel only on graphs with at least this many stored (directed) entries, and later rounds
-#: only while at least SERIAL_FINISH_EDGES edges cross components; below that the rest runs serially in one
-#: kernel call. A parallel launch costs more than that much work, and far more on cores shared with other
-#: processes.
-PARALLEL_MIN_ENTRIES = 1 << 19
+#: The parallel kernels run only on graphs with at least this many stored (directed) entries — smaller graphs
+#: take one serial kernel call (`boruvka_serial`) and never compile the parallel kernels — and the later
+#: parallel rounds only while at least SERIAL_FINISH_EDGES edges cross components; below that the rest runs
+#: serially in one kernel call. A parallel launch costs more than that much work, and far more on cores shared
+#: with other processes.
+PARALLEL_MIN_ENTRIES = 1 << 21
 SERIAL_FINISH_EDGES = 1 << 18
 #: Loops over edges are cut into this many pieces per thread and handed out dynamically (Numba chunk size 1),
 #: so that a thread the OS deschedules delays only its current piece, not a whole 1/threads of the work.
@@ -123,33 +124,33 @@ def mst(graph: Graph, *, threads: int | None = None) -> SpanningForest:
         previous_chunksize = numba.get_parallel_chunksize()
         numba.set_parallel_chunksize(1)
         try:
-            keys, weights, rounds = _boruvka(graph, max(1, thread_count))
+            u, v, w, rounds = _boruvka(graph, max(1, thread_count))
         finally:
             numba.set_parallel_chunksize(previous_chunksize)
-        u, v, w = kernels.sort_by_key(keys, weights, max(graph.n, 1))
         elapsed = time.perf_counter() - start
     return SpanningForest(u=u, v=v, weights=w, total_weight=int(w.sum()), components=graph.n - int(u.shape[0]),
                           n=graph.n, rounds=rounds, time_s=elapsed)
 
 
-def _boruvka(graph: Graph, threads: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """The Borůvka rounds; returns the forest's (canonical key, weight) arrays and the number of rounds."""
+def _boruvka(graph: Graph, threads: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The Borůvka rounds; returns the forest's (u, v, weight) arrays in canonical order and the rounds."""
     n = graph.n
     empty = np.empty(0, dtype=np.int64)
     if n == 0 or graph.m == 0:
-        return empty, empty, 0
+        return empty, empty, empty, 0
     indptr, indices = graph.indptr, graph.indices
-    has_weights = graph.edge_weights is not None
-    weights = graph.edge_weights if has_weights else np.ones(1, dtype=np.int64)
+    weights = graph.edge_weights if graph.edge_weights is not None else np.empty(0, dtype=np.int64)
+    if threads == 1 or indices.shape[0] < PARALLEL_MIN_ENTRIES:
+        # one serial kernel call: no parallel kernel is even compiled for small graphs
+        u, v, w, rounds = kernels.boruvka_serial(indptr, indices, weights)
+        return u, v, w, int(rounds)
 
     # Round 1 on the CSR arrays: every vertex is its own component.
-    pieces = PIECES_PER_THREAD * threads if threads > 1 else 1
-    bounds = kernels.vertex_chunks(indptr, pieces if indices.shape[0] >= PARALLEL_MIN_ENTRIES else 1)
-    best = kernels.lightest_incident_edge(indptr, indices, weights, has_weights, bounds)
-    label, components, keys, ws = kernels.merge_vertices(indices, weights, has_weights, best)
+    bounds = kernels.vertex_chunks(indptr, PIECES_PER_THREAD * threads)
+    best = kernels.lightest_incident_edge(indptr, indices, weights, bounds)
+    label, components, keys, ws = kernels.merge_vertices(indices, weights, best)
     forest_keys, forest_ws = [keys], [ws]
-    end_a, end_b, edge_ws, edge_keys, offsets = kernels.contract_csr_edges(indptr, indices, weights, has_weights,
-                                                                           label, bounds)
+    end_a, end_b, edge_ws, edge_keys, offsets = kernels.contract_csr_edges(indptr, indices, weights, label, bounds)
     rounds = 1
     # Later rounds on the contracted edge list (components as vertices, parallel edges kept), kept in the pieces
     # round 1 wrote and compacted in place, in parallel while enough edges cross components to pay for the
@@ -172,4 +173,5 @@ def _boruvka(graph: Graph, threads: int) -> tuple[np.ndarray, np.ndarray, int]:
         forest_keys.append(keys)
         forest_ws.append(ws)
         rounds += more
-    return np.concatenate(forest_keys), np.concatenate(forest_ws), rounds
+    u, v, w = kernels.sort_by_key(np.concatenate(forest_keys), np.concatenate(forest_ws), max(n, 1))
+    return u, v, w, rounds

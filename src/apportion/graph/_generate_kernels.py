@@ -6,6 +6,8 @@ Python in `generate.py` validates and draws the random numbers; these kernels do
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -225,83 +227,79 @@ def _add_triangle(tri_vertex, twin, count, i0, i1, i2, h0, h1, h2):
     return t
 
 
+def _sweep_seed(xs: np.ndarray, ys: np.ndarray):
+    """The seed triangle (i0, i1, i2 counter-clockwise: the point nearest the bounding-box centre, its nearest
+    distinct neighbour, and the point making the smallest circumcircle with them) and its circumcentre, by
+    vectorised NumPy; None when the points are all collinear or coincident."""
+    cx, cy = 0.5 * (xs.min() + xs.max()), 0.5 * (ys.min() + ys.max())
+    i0 = int(np.argmin((xs - cx) ** 2 + (ys - cy) ** 2))
+    d = (xs - xs[i0]) ** 2 + (ys - ys[i0]) ** 2
+    d[d <= 0.0] = np.inf  # i0 itself and points coinciding with it
+    i1 = int(np.argmin(d))
+    if not d[i1] < np.inf:
+        return None
+    x0, y0, x1, y1 = xs[i0], ys[i0], xs[i1], ys[i1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dx, dy = x1 - x0, y1 - y0
+        ex, ey = xs - x0, ys - y0
+        cross = dx * ey - dy * ex  # _cross(i0, i1, i)
+        bl, cl = dx * dx + dy * dy, ex * ex + ey * ey
+        dd = 0.5 / cross
+        rx = (ey * bl - dy * cl) * dd
+        ry = (dx * cl - ex * bl) * dd
+        r = rx * rx + ry * ry
+    r[(cross == 0.0) | np.isnan(r)] = np.inf
+    r[[i0, i1]] = np.inf
+    i2 = int(np.argmin(r))
+    if not r[i2] < np.inf:
+        return None
+    if cross[i2] < 0.0:
+        i1, i2 = i2, i1
+    dx, dy = xs[i1] - xs[i0], ys[i1] - ys[i0]
+    ex, ey = xs[i2] - xs[i0], ys[i2] - ys[i0]
+    bl, cl = dx * dx + dy * dy, ex * ex + ey * ey
+    dd = 0.5 / (dx * ey - dy * ex)
+    return i0, i1, i2, float(xs[i0] + (ey * bl - dy * cl) * dd), float(ys[i0] + (dx * cl - ex * bl) * dd)
+
+
 def sweep_hull_delaunay(xs: np.ndarray, ys: np.ndarray):
     """Triangles (k, 3) of the Delaunay triangulation of n ≥ 3 points, and a success flag.
 
     Returns (triangles, twin, ok). ok is False when the input is degenerate (all points collinear or
     coincident) or a floating-point inconsistency stopped the sweep; the caller then uses Qhull. The seed
-    triangle and the sweep are Numba kernels; the sweep order (points by distance from the seed triangle's
-    circumcentre) is NumPy's argsort, which saves compiling a sort inside the kernel.
+    triangle, the sweep order (NumPy's argsort of the distances from its circumcentre) and every array are
+    prepared here in NumPy; the Numba kernel `_sweep_hull` only runs the sweep (no NumPy calls compiled in it).
     """
     xs = np.ascontiguousarray(xs, dtype=np.float64)
     ys = np.ascontiguousarray(ys, dtype=np.float64)
-    i0, i1, i2, ccx, ccy = _sweep_seed(xs, ys)
-    if i0 < 0:
+    n = xs.shape[0]
+    seed = _sweep_seed(xs, ys) if n >= 3 else None
+    if seed is None:
         return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64), False
+    i0, i1, i2, ccx, ccy = seed
     order = np.argsort((xs - ccx) ** 2 + (ys - ccy) ** 2)
-    return _sweep_hull(xs, ys, order, i0, i1, i2, ccx, ccy)
-
-
-@njit(cache=True, nogil=True)
-def _sweep_seed(xs, ys):
-    """The seed triangle (i0, i1, i2 counter-clockwise: the point nearest the bounding-box centre, its nearest
-    neighbour, and the point making the smallest circumcircle with them) and its circumcentre; i0 = -1 when
-    the points are all collinear or coincident."""
-    n = xs.shape[0]
-    min_x, max_x, min_y, max_y = xs.min(), xs.max(), ys.min(), ys.max()
-    cx, cy = 0.5 * (min_x + max_x), 0.5 * (min_y + max_y)
-    i0 = 0
-    best = np.inf
-    for i in range(n):
-        d = (xs[i] - cx) ** 2 + (ys[i] - cy) ** 2
-        if d < best:
-            best, i0 = d, i
-    i1 = -1
-    best = np.inf
-    for i in range(n):
-        if i != i0:
-            d = (xs[i] - xs[i0]) ** 2 + (ys[i] - ys[i0]) ** 2
-            if 0.0 < d < best:
-                best, i1 = d, i
-    if i1 == -1:
-        return -1, -1, -1, 0.0, 0.0
-    i2 = -1
-    best = np.inf
-    for i in range(n):
-        if i != i0 and i != i1:
-            if _cross(xs[i0], ys[i0], xs[i1], ys[i1], xs[i], ys[i]) == 0.0:
-                continue
-            r = _circumradius2(xs[i0], ys[i0], xs[i1], ys[i1], xs[i], ys[i])
-            if r < best:
-                best, i2 = r, i
-    if i2 == -1:
-        return -1, -1, -1, 0.0, 0.0
-    if _cross(xs[i0], ys[i0], xs[i1], ys[i1], xs[i2], ys[i2]) < 0.0:
-        i1, i2 = i2, i1
-    # circumcentre of the seed triangle
-    dx, dy = xs[i1] - xs[i0], ys[i1] - ys[i0]
-    ex, ey = xs[i2] - xs[i0], ys[i2] - ys[i0]
-    bl, cl = dx * dx + dy * dy, ex * ex + ey * ey
-    dd = 0.5 / (dx * ey - dy * ex)
-    return i0, i1, i2, xs[i0] + (ey * bl - dy * cl) * dd, ys[i0] + (dx * cl - ex * bl) * dd
-
-
-@njit(cache=True, nogil=True)
-def _sweep_hull(xs, ys, order, i0, i1, i2, ccx, ccy):
-    """The sweep from the seed triangle (i0, i1, i2, circumcentre (ccx, ccy)) over the points in `order`."""
-    n = xs.shape[0]
-    empty = np.zeros((0, 3), dtype=np.int64)
-    no_twin = np.zeros(0, dtype=np.int64)
     max_triangles = 2 * n - 5
     tri_vertex = np.empty(3 * max_triangles, dtype=np.int64)
     twin = np.full(3 * max_triangles, -1, dtype=np.int64)
     hull_next = np.arange(n, dtype=np.int64)  # hull_next[v] == v: v is not (or no longer) on the hull
     hull_prev = np.arange(n, dtype=np.int64)
     hull_edge = np.full(n, -1, dtype=np.int64)  # the hull half-edge starting at v
-    size = max(1, int(np.ceil(np.sqrt(n))))
-    bucket = np.full(size, -1, dtype=np.int64)
+    bucket = np.full(max(1, math.isqrt(n - 1) + 1), -1, dtype=np.int64)  # ceil(sqrt(n)) angular buckets
     stack = np.empty(1 << 16, dtype=np.int64)
+    count, ok = _sweep_hull(xs, ys, order, i0, i1, i2, ccx, ccy, tri_vertex, twin, hull_next, hull_prev,
+                            hull_edge, bucket, stack)
+    if not ok:
+        return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64), False
+    return tri_vertex[:3 * count].reshape(count, 3), twin[:3 * count], True
 
+
+@njit(cache=True, nogil=True)
+def _sweep_hull(xs, ys, order, i0, i1, i2, ccx, ccy, tri_vertex, twin, hull_next, hull_prev, hull_edge, bucket,
+                stack):
+    """The sweep from the seed triangle (i0, i1, i2, circumcentre (ccx, ccy)) over the points in `order`, into
+    the arrays prepared by `sweep_hull_delaunay`. Returns (triangle count, ok)."""
+    n = xs.shape[0]
+    size = bucket.shape[0]
     hull_next[i0], hull_next[i1], hull_next[i2] = i1, i2, i0
     hull_prev[i1], hull_prev[i2], hull_prev[i0] = i0, i1, i2
     hull_edge[i0], hull_edge[i1], hull_edge[i2] = 0, 1, 2
@@ -325,7 +323,7 @@ def _sweep_hull(xs, ys, order, i0, i1, i2, ccx, ccy):
                 start = s
                 break
         if start == -1:
-            return empty, no_twin, False
+            return count, False
         start = hull_prev[start]
         e = start
         while True:
@@ -337,7 +335,7 @@ def _sweep_hull(xs, ys, order, i0, i1, i2, ccx, ccy):
                 e = -1
                 break
         if e == -1:
-            return empty, no_twin, False  # a point on the hull or a duplicate: let Qhull decide
+            return count, False  # a point on the hull or a duplicate: let Qhull decide
         # the first triangle: hull edge e→q seen from i
         q = hull_next[e]
         t = _add_triangle(tri_vertex, twin, count, e, i, q, -1, -1, hull_edge[e])
@@ -345,7 +343,7 @@ def _sweep_hull(xs, ys, order, i0, i1, i2, ccx, ccy):
         hull_edge[i] = t + 1
         hull_edge[e] = t
         if not _legalize(t + 2, tri_vertex, twin, hull_edge, xs, ys, stack):
-            return empty, no_twin, False
+            return count, False
         # walk forward along the hull while i sees the next edge
         nxt = hull_next[e]
         while True:
@@ -356,7 +354,7 @@ def _sweep_hull(xs, ys, order, i0, i1, i2, ccx, ccy):
             count += 1
             hull_edge[i] = t + 1
             if not _legalize(t + 2, tri_vertex, twin, hull_edge, xs, ys, stack):
-                return empty, no_twin, False
+                return count, False
             hull_next[nxt] = nxt  # removed from the hull
             nxt = q
         # walk backward while i sees the previous edge
@@ -369,7 +367,7 @@ def _sweep_hull(xs, ys, order, i0, i1, i2, ccx, ccy):
                 count += 1
                 hull_edge[q] = t
                 if not _legalize(t + 2, tri_vertex, twin, hull_edge, xs, ys, stack):
-                    return empty, no_twin, False
+                    return count, False
                 hull_next[e] = e
                 e = q
         hull_prev[i] = e
@@ -378,19 +376,26 @@ def _sweep_hull(xs, ys, order, i0, i1, i2, ccx, ccy):
         hull_next[i] = nxt
         bucket[key] = i
         bucket[_angle_bucket(xs[e] - ccx, ys[e] - ccy, size)] = e
-    return tri_vertex[:3 * count].reshape(count, 3), twin[:3 * count], True
+    return count, True
+
+
+def delaunay_is_valid(xs: np.ndarray, ys: np.ndarray, triangles: np.ndarray, twin: np.ndarray) -> bool:
+    """Check a sweep-hull result: Euler count, counter-clockwise triangles, twins consistent, every interior
+    edge locally Delaunay (beyond a rounding-error bound). Valid + locally Delaunay ⇒ the Delaunay triangulation.
+    (Arrays prepared here; the checks are the kernel `_delaunay_is_valid`.)
+    """
+    flat = np.ascontiguousarray(triangles, dtype=np.int64).ravel()
+    return bool(_delaunay_is_valid(np.ascontiguousarray(xs, dtype=np.float64),
+                                   np.ascontiguousarray(ys, dtype=np.float64), flat,
+                                   np.ascontiguousarray(twin, dtype=np.int64), np.zeros(xs.shape[0], dtype=np.bool_)))
 
 
 @njit(cache=True, nogil=True)
-def delaunay_is_valid(xs, ys, triangles, twin):
-    """Check a sweep-hull result: Euler count, counter-clockwise triangles, twins consistent, every interior
-    edge locally Delaunay (beyond a rounding-error bound). Valid + locally Delaunay ⇒ the Delaunay triangulation.
-    """
+def _delaunay_is_valid(xs, ys, flat, twin, used):
+    """The checks of `delaunay_is_valid` on the flat triangle array (3 vertices per triangle); `used` all False."""
     n = xs.shape[0]
-    count = triangles.shape[0]
+    count = flat.shape[0] // 3
     hull = 0
-    flat = triangles.ravel()
-    used = np.zeros(n, dtype=np.bool_)
     for h in range(3 * count):
         used[flat[h]] = True
         g = twin[h]
@@ -420,7 +425,7 @@ def delaunay_is_valid(xs, ys, triangles, twin):
             if det > 1e-12 * bound:
                 return False
     for t in range(count):
-        a, b, c = triangles[t, 0], triangles[t, 1], triangles[t, 2]
+        a, b, c = flat[3 * t], flat[3 * t + 1], flat[3 * t + 2]
         if _cross(xs[a], ys[a], xs[b], ys[b], xs[c], ys[c]) <= 0.0:
             return False
     for v in range(n):

@@ -47,16 +47,16 @@ def checked_adjacency_graph(
             raise InputError(f"self-loop at vertex {label(v)}", path=path, line=line_of_vertex(v))
         warn_file(path, f"dropped {count} self-loop{'s' if count > 1 else ''} "
                         f"(first at vertex {label(v)}, line {line_of_vertex(v)})")
-    # sorted rows and the symmetry check both come from counting-sort transposes (O(n + m), no sorting):
-    # the transpose T has sorted rows; unsorted rows are sorted as (T)ᵀ; symmetric means sorted rows == T
+    # rows out of order are sorted in place (hand-written row sort, a row at a time); the symmetry check
+    # compares the sorted rows with the transpose, built by one counting-sort pass (O(n + m), rows sorted)
     fault, v, u = K.row_order_fault(indptr, adjacency)
-    t_indptr, t_adj, t_w = K.transpose_csr(indptr, adjacency, ew)
     if fault == 2:
-        _, adjacency, ew = K.transpose_csr(t_indptr, t_adj, t_w)
+        K.sort_rows(indptr, adjacency, ew)
         fault, v, u = K.row_order_fault(indptr, adjacency)
     if fault == 1:
         raise InputError(f"vertex {label(int(v))} lists neighbour {label(int(u))} more than once",
                          path=path, line=line_of_vertex(int(v)))
+    t_indptr, t_adj, t_w = K.transpose_csr(indptr, adjacency, ew)
     symmetric = (np.array_equal(t_indptr, indptr) and np.array_equal(t_adj, adjacency)
                  and np.array_equal(t_w, ew))
     v, u, kind = (-1, -1, 0) if symmetric else K.find_asymmetry(indptr, adjacency, ew)

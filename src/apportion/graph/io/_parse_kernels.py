@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from apportion.graph._segmented_kernels import sort_segment as sort_row
+
 # status codes of tokenize_chunk
 TOKEN_OK = 0
 TOKEN_BAD = 1          # a token that is not a number of the expected kind
@@ -254,73 +256,6 @@ def drop_self_loops(indptr, adjacency, edge_weights):
                 k += 1
         new_indptr[v + 1] = k
     return count, first, new_indptr, new_adj, new_w
-
-
-@njit(cache=True, nogil=True)
-def _insertion_sort(keys, weights, has_w, lo, hi):
-    for p in range(lo + 1, hi):
-        key = keys[p]
-        w = weights[p] if has_w else 0
-        q = p - 1
-        while q >= lo and keys[q] > key:
-            keys[q + 1] = keys[q]
-            if has_w:
-                weights[q + 1] = weights[q]
-            q -= 1
-        keys[q + 1] = key
-        if has_w:
-            weights[q + 1] = w
-
-
-@njit(cache=True, nogil=True)
-def sort_row(keys, weights, has_w, lo, hi):
-    """Sort keys[lo:hi] in place, ascending (weights[lo:hi] follow when `has_w`).
-
-    Quicksort (median-of-three pivot, Hoare partition, the smaller side first so the explicit stack stays
-    below 2·log2(k) entries) down to runs of 16, which insertion sort finishes. Hand-written so that no
-    kernel compiles NumPy's generic sort (seconds of compilation per call site).
-    """
-    if hi - lo <= 16:
-        _insertion_sort(keys, weights, has_w, lo, hi)
-        return
-    stack = np.empty(128, dtype=np.int64)
-    top = 0
-    stack[0] = lo
-    stack[1] = hi
-    top = 2
-    while top > 0:
-        top -= 2
-        a = stack[top]
-        b = stack[top + 1]
-        while b - a > 16:
-            mid = a + ((b - a) >> 1)
-            x, y, z = keys[a], keys[mid], keys[b - 1]
-            pivot = max(min(x, y), min(max(x, y), z))
-            i = a - 1
-            j = b
-            while True:
-                i += 1
-                while keys[i] < pivot:
-                    i += 1
-                j -= 1
-                while keys[j] > pivot:
-                    j -= 1
-                if i >= j:
-                    break
-                keys[i], keys[j] = keys[j], keys[i]
-                if has_w:
-                    weights[i], weights[j] = weights[j], weights[i]
-            # keys[a:j+1] <= pivot <= keys[j+1:b]
-            if j + 1 - a < b - (j + 1):
-                stack[top] = j + 1
-                stack[top + 1] = b
-                b = j + 1
-            else:
-                stack[top] = a
-                stack[top + 1] = j + 1
-                a = j + 1
-            top += 2
-        _insertion_sort(keys, weights, has_w, a, b)
 
 
 @njit(cache=True, nogil=True)
