@@ -346,8 +346,9 @@ def finish_serially(end_a, end_b, ws, keys, components):
         row = np.full(components, -1, dtype=np.int64)
         _scatter_lightest(end_a, end_b, ws, keys, row, 0, count)
         label, components, round_keys, round_ws = merge_components(end_a, end_b, ws, keys, row)
-        out_keys[found:found + round_keys.shape[0]] = round_keys
-        out_ws[found:found + round_ws.shape[0]] = round_ws
+        for i in range(round_keys.shape[0]):  # element loops: a slice assignment compiles its error path
+            out_keys[found + i] = round_keys[i]
+            out_ws[found + i] = round_ws[i]
         found += round_keys.shape[0]
         count = _fill_cross(end_a, end_b, ws, keys, label, 0, count, 0, end_a, end_b, ws, keys)
         rounds += 1
@@ -407,8 +408,17 @@ def boruvka_serial(indptr, indices, weights):
     rounds = 1
     if total > 0 and components > 0:
         more_keys, more_ws, more = finish_serially(end_a, end_b, edge_ws, edge_keys, components)
-        keys = np.concatenate((keys, more_keys))
-        ws = np.concatenate((ws, more_ws))
+        first = keys.shape[0]
+        all_keys = np.empty(first + more_keys.shape[0], dtype=np.int64)
+        all_ws = np.empty(first + more_keys.shape[0], dtype=np.int64)
+        for i in range(first):
+            all_keys[i] = keys[i]
+            all_ws[i] = ws[i]
+        for i in range(more_keys.shape[0]):
+            all_keys[first + i] = more_keys[i]
+            all_ws[first + i] = more_ws[i]
+        keys = all_keys
+        ws = all_ws
         rounds += more
     u, v, w = sort_by_key(keys, ws, max(n, 1))
     return u, v, w, rounds
