@@ -201,8 +201,12 @@ def test_run_portfolio_cycles_the_coarsest_size_and_stays_balanced():
     from apportion.partitioning.vertex.multilevel import _run_options
     from apportion.partitioning.vertex.options import preset_options
 
-    options = preset_options("default", multilevel_runs=3, run_coarsest_per_block=(60, 5))
+    options = preset_options("default", multilevel_runs=3, run_coarsest_per_block=(60, 5),
+                             run_clustering_rating=("heavy", "heavy", "normalized"))
     assert [_run_options(options, r).coarsest_per_block for r in range(3)] == [60, 5, 60]
+    assert [_run_options(options, r).clustering_rating for r in range(3)] == ["heavy", "heavy", "normalized"]
+    with pytest.raises(apportion.InputError, match="rating"):
+        preset_options("default", run_clustering_rating=("heavy", "lightest"))
     assert _run_options(preset_options("default"), 1).coarsest_per_block == 60
     graph = grid(30, 30)
     p = apportion.partition(graph, 8, preset=options)

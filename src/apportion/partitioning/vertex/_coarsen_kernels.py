@@ -219,7 +219,7 @@ def _batched_order(n, run, batches, seed, order, batch_ptr):
 
 @njit(cache=True, nogil=True, parallel=True)
 def _lp_choices(indptr, indices, edge_weights, vertex_weights, cap, seed, chunks, labels, cluster_weights, order,
-                lo, hi, constrained, blocks, table_keys, table_vals, touched, choice):
+                lo, hi, constrained, blocks, table_keys, table_vals, touched, choice, normalized):
     """One synchronous sub-round of label propagation: choice[v] for the vertices order[lo:hi], computed in
     `chunks` parallel static slices from the current labels and cluster weights (each slice with its own hash
     table row). The only parallel region of clustering: allocation and the in-order application stay serial,
@@ -247,26 +247,37 @@ def _lp_choices(indptr, indices, edge_weights, vertex_weights, cap, seed, chunks
                 table_vals[t, slot] += edge_weights[e]
             best = own
             best_val = -1
+            best_w = 1
             best_h = -1
             for j in range(nt):
                 slot = touched[t, j]
                 a = table_keys[t, slot]
                 val = table_vals[t, slot]
+                # rating val / wa (normalized: the cluster's weight without v) or val (wa = 1); compared as
+                # val * best_w against best_val * wa, exact in integers
+                wa = 1
+                if normalized:
+                    wa = cluster_weights[a, 0] - (vertex_weights[v, 0] if a == own else 0)
+                    wa = max(wa, 1)
+                lhs = val * best_w
+                rhs = best_val * wa
                 if a == own:
-                    if val >= best_val:
-                        if val > best_val or best != own:
+                    if lhs >= rhs:
+                        if lhs > rhs or best != own:
                             best_val = val
+                            best_w = wa
                             best = own
                             best_h = 9223372036854775807
-                elif val >= best_val:
+                elif lhs >= rhs:
                     ok = True
                     for c in range(ncon):
                         if cluster_weights[a, c] + vertex_weights[v, c] > cap[c]:
                             ok = False
                     if ok:
                         h = mix_hash(a, seed + v)
-                        if val > best_val or h > best_h:
+                        if lhs > rhs or h > best_h:
                             best_val = val
+                            best_w = wa
                             best = a
                             best_h = h
                 table_keys[t, slot] = -1
@@ -275,7 +286,7 @@ def _lp_choices(indptr, indices, edge_weights, vertex_weights, cap, seed, chunks
 
 @njit(cache=True, nogil=True)
 def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, cap, rounds, batches, seed,
-                                 chunks, stop_fraction, blocks):
+                                 chunks, stop_fraction, blocks, normalized=False):
     """Size-constrained label propagation (Meyerhenke et al.; KaMinPar's coarsening): every vertex joins the
     neighbouring cluster it is most strongly connected to, if the cluster stays within `cap` in every
     constraint. Each round visits the vertices in `batches` synchronous sub-rounds (`_batched_order`: seeded
@@ -283,6 +294,10 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
     state at the start of the sub-round and applied in order with the weight limit re-checked, so the result
     depends only on the seed (never on `chunks` or the thread count). Stops early after a round that moved
     fewer than `stop_fraction * n` vertices.
+
+    With `normalized`, a vertex rates a cluster by its connection divided by the cluster's weight (KaHyPar's
+    w(u, v) / (c(u) c(v)) rating, first constraint) instead of the plain connection, so hubs' clusters do not
+    swallow their periphery on power-law graphs.
 
     `blocks` (int32, length n, or empty for none) restricts clusters to one block each: a vertex only looks
     at neighbours of its own block (the V-cycle of KaFFPa / KaMinPar: coarsening that keeps a partition).
@@ -313,7 +328,7 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
             lo = batch_ptr[batch]
             hi = batch_ptr[batch + 1]
             _lp_choices(indptr, indices, edge_weights, vertex_weights, cap, seed, chunks, labels, cluster_weights,
-                        order, lo, hi, constrained, blocks, table_keys, table_vals, touched, choice)
+                        order, lo, hi, constrained, blocks, table_keys, table_vals, touched, choice, normalized)
             for i in range(lo, hi):
                 v = order[i]
                 a = choice[v]

@@ -71,7 +71,8 @@ def cluster_level(graph: LevelGraph, cap: np.ndarray, method: str, options: Part
                                               graph.vertex_weights, cap, rounds,
                                               options.clustering_batches, seed,
                                               4 * numba.get_num_threads(), options.clustering_stop_fraction,
-                                              NO_BLOCKS if blocks is None else blocks)
+                                              NO_BLOCKS if blocks is None else blocks,
+                                              options.clustering_rating == "normalized")
     if blocks is not None:
         return labels
     clusters = labels_to_cmap(labels)[1] if graph.n else 0

@@ -152,12 +152,17 @@ def _cycles(graph: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limit
 
 
 def _run_options(options: PartitionOptions, run: int) -> PartitionOptions:
-    """The options of independent run `run`: the coarsest-graph size cycles through
-    `options.run_coarsest_per_block` when it is given (a portfolio: graphs differ in which suits them)."""
-    portfolio = options.run_coarsest_per_block
-    if not portfolio:
-        return options
-    return replace(options, coarsest_per_block=int(portfolio[run % len(portfolio)]))
+    """The options of independent run `run`: the coarsest-graph size and the clustering rating cycle through
+    `options.run_coarsest_per_block` and `options.run_clustering_rating` when they are given (a portfolio:
+    graphs differ in which suits them, and the best run is kept)."""
+    changes = {}
+    if options.run_coarsest_per_block:
+        sizes = options.run_coarsest_per_block
+        changes["coarsest_per_block"] = int(sizes[run % len(sizes)])
+    if options.run_clustering_rating:
+        ratings = options.run_clustering_rating
+        changes["clustering_rating"] = ratings[run % len(ratings)]
+    return replace(options, **changes) if changes else options
 
 
 def _partition_without_isolated(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limits: np.ndarray,

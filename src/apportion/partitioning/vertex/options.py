@@ -22,6 +22,8 @@ class PartitionOptions:
             rounds) or "suitor" (thesis ch. 5: Suitor-style proposals; a better proposal evicts a worse one).
         matching_rounds: rounds of mutual-choice matching per level.
         clustering_rounds: label-propagation rounds per level.
+        clustering_rating: "heavy" (join the most strongly connected cluster) or "normalized" (connection
+            divided by the cluster's weight, KaHyPar's rating).
         clustering_batches: synchronous sub-rounds per LP round (more = closer to sequential LP).
         clustering_stop_fraction: a level's label propagation stops after a round that moved fewer than this
             fraction of the vertices.
@@ -49,6 +51,8 @@ class PartitionOptions:
             kept (and the V-cycles then improve it).
         run_coarsest_per_block: when not empty, run r coarsens to run_coarsest_per_block[r % len] * k vertices
             (a portfolio: some graphs partition best from a larger coarsest graph, some from a smaller one).
+        run_clustering_rating: likewise for `clustering_rating` (normalized ratings suit some power-law graphs,
+            heavy ones others).
     V-cycles:
         vcycles: after the first multilevel cycle, this many more, each coarsening with clusters confined to the
             blocks of the current partition and starting from it at the coarsest level (never worse).
@@ -58,6 +62,7 @@ class PartitionOptions:
     matching: str = "mutual"
     matching_rounds: int = 4
     clustering_rounds: int = 5
+    clustering_rating: str = "heavy"
     clustering_batches: int = 8
     clustering_stop_fraction: float = 0.02
     large_level: int = 500_000
@@ -77,10 +82,13 @@ class PartitionOptions:
     vcycles: int = 0
     multilevel_runs: int = 1
     run_coarsest_per_block: tuple[int, ...] = ()
+    run_clustering_rating: tuple[str, ...] = ()
 
     def validated(self) -> "PartitionOptions":
         if self.coarsening not in ("matching", "clustering", "auto"):
             raise InputError(f"unknown coarsening {self.coarsening!r} (matching, clustering, auto)")
+        if any(r not in ("heavy", "normalized") for r in (self.clustering_rating, *self.run_clustering_rating)):
+            raise InputError(f"unknown clustering rating {self.clustering_rating!r} (heavy, normalized)")
         if self.matching not in ("mutual", "suitor"):
             raise InputError(f"unknown matching {self.matching!r} (mutual, suitor)")
         return self
@@ -94,7 +102,8 @@ PRESETS: dict[str, PartitionOptions] = {
     "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
                                initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
                                fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=5,
-                               large_level_clustering_rounds=6, multilevel_runs=4, run_coarsest_per_block=(60, 20)),
+                               large_level_clustering_rounds=6, multilevel_runs=4, run_coarsest_per_block=(60, 20),
+                               run_clustering_rating=("heavy", "heavy", "normalized", "normalized")),
 }
 
 
