@@ -90,3 +90,28 @@ def test_metis_rows_out_of_order_are_sorted_and_duplicates_found(tmp_path):
     path.write_text("3 4\n3 2 3 2\n1 3\n2 1\n")  # unsorted row: the smallest repeat is named
     with pytest.raises(InputError, match="vertex 1 lists neighbour 2 more than once"):
         read_graph(path)
+
+
+def test_tokenizer_pieces_on_threads_give_the_same_graph_and_error_lines(tmp_path, monkeypatch):
+    import pytest
+
+    import apportion
+    from apportion.errors import InputError
+    from apportion.graph.io import _text, read_graph, write_graph
+
+    graph = apportion.generate("delaunay", 300, seed=2)
+    paths = [tmp_path / f"g{suffix}" for suffix in (".graph", ".mtx", ".txt")]
+    for path in paths:
+        write_graph(graph, path)
+    serial = [read_graph(path) for path in paths]
+    monkeypatch.setattr(_text, "PARALLEL_BYTES", 16)  # every chunk is cut into pieces
+    monkeypatch.setattr(_text.os, "cpu_count", lambda: 5)
+    for path, expected in zip(paths, serial):
+        got = read_graph(path)
+        assert np.array_equal(got.indptr, expected.indptr) and np.array_equal(got.indices, expected.indices)
+    lines = paths[1].read_text().splitlines()
+    lines[200] = lines[200] + "x"  # a bad token deep in the file: its physical line is reported
+    lines.insert(100, "% a comment between entries")
+    paths[1].write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=r"g\.mtx:202: expected a number"):
+        read_graph(paths[1])

@@ -379,60 +379,84 @@ def check_csr_shape(indptr, adjacency, n):
 
 
 @njit(cache=True, nogil=True)
-def scatter_sorted_pairs(lo, hi, n, adjacency):
-    """CSR of the simple undirected graph whose edges are the pairs (lo[i], hi[i]), given sorted by (lo, hi),
-    lo < hi, no pair twice; ids in 0..n-1. Fills `adjacency` (2 · len(lo) entries, any integer dtype) and
-    returns indptr.
+def pair_keys(src, dst, n, keys):
+    """keys[k] = min · n + max for the pairs (src[i], dst[i]) that are not self-loops, in order; returns k."""
+    k = 0
+    for i in range(src.shape[0]):
+        a = np.int64(src[i])
+        b = np.int64(dst[i])
+        if a < b:
+            keys[k] = a * n + b
+            k += 1
+        elif b < a:
+            keys[k] = b * n + a
+            k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def scatter_sorted_pairs(keys, n, adjacency):
+    """CSR of the simple undirected graph whose edges are the pair keys lo · n + hi (lo < hi), given sorted;
+    a key repeated is one edge. Fills `adjacency` (room for 2 · len(keys) entries, any integer dtype) and
+    returns (indptr, number of entries written).
 
     One counting-sort pass, and the rows come out sorted: row x receives first the lo-ends of the pairs
     (a, x), a < x, in increasing a, then the hi-ends of the pairs (x, b), b > x, in increasing b.
     """
     indptr = np.zeros(n + 1, dtype=np.int64)
-    for i in range(lo.shape[0]):
-        indptr[lo[i] + 1] += 1
-        indptr[hi[i] + 1] += 1
+    previous = np.int64(-1)
+    a = np.int64(0)
+    base = np.int64(0)  # a · n: the keys are sorted, so lo = key // n only grows (no division needed)
+    for i in range(keys.shape[0]):
+        key = keys[i]
+        if key != previous:
+            while key >= base + n:
+                a += 1
+                base += n
+            indptr[a + 1] += 1
+            indptr[key - base + 1] += 1
+            previous = key
     for v in range(n):
         indptr[v + 1] += indptr[v]
     fill = indptr[:-1].copy()
-    for i in range(lo.shape[0]):
-        a = lo[i]
-        b = hi[i]
+    previous = np.int64(-1)
+    a = np.int64(0)
+    base = np.int64(0)
+    for i in range(keys.shape[0]):
+        key = keys[i]
+        if key == previous:
+            continue
+        previous = key
+        while key >= base + n:
+            a += 1
+            base += n
+        b = key - base
         adjacency[fill[a]] = b
         fill[a] += 1
         adjacency[fill[b]] = a
         fill[b] += 1
-    return indptr
+    return indptr, indptr[n]
 
 
 def simple_graph_csr(src: np.ndarray, dst: np.ndarray, n: int, index_dtype) -> tuple[np.ndarray, np.ndarray]:
     """CSR (indptr int64, sorted neighbour ids of `index_dtype`) of the undirected simple graph on the pairs
     {src[i], dst[i]} (ids in 0..n-1): self-loops dropped, repeated pairs (either direction) merged.
 
-    NumPy's vectorised sort puts the canonical pair keys min·n + max in order and drops repeats, then
-    `scatter_sorted_pairs` writes the CSR in one pass with the rows already sorted: O(m log m) in NumPy's
-    compiled sort plus O(n + m), and no sort compiled by Numba.
+    `pair_keys` gives the canonical keys min·n + max, NumPy's vectorised sort puts them in order, and
+    `scatter_sorted_pairs` writes the CSR in one pass with the rows already sorted and repeats skipped:
+    O(m log m) in NumPy's compiled sort plus O(n + m), and no sort compiled by Numba.
     """
-    src = np.asarray(src, dtype=np.int64)
-    dst = np.asarray(dst, dtype=np.int64)
-    lo = np.minimum(src, dst)
-    hi = np.maximum(src, dst)
-    keep = lo != hi
-    if not keep.all():
-        lo, hi = lo[keep], hi[keep]
-    keys = lo * np.int64(n) + hi
-    del lo, hi, keep
+    src = np.ascontiguousarray(src, dtype=np.int64)  # one kernel signature
+    dst = np.ascontiguousarray(dst, dtype=np.int64)
+    keys = np.empty(src.shape[0], dtype=np.int64)
+    count = pair_keys(src, dst, np.int64(max(n, 1)), keys)
+    keys = keys[:count]
     keys.sort()
-    if keys.shape[0] > 1:
-        distinct = np.empty(keys.shape[0], dtype=bool)
-        distinct[0] = True
-        np.not_equal(keys[1:], keys[:-1], out=distinct[1:])
-        if not distinct.all():
-            keys = keys[distinct]
-    lo = keys // np.int64(max(n, 1))
-    hi = keys - lo * np.int64(n)
-    adjacency = np.empty(2 * keys.shape[0], dtype=index_dtype)
-    indptr = scatter_sorted_pairs(lo, hi, n, adjacency)
-    return indptr, adjacency
+    adjacency = np.empty(2 * count, dtype=index_dtype)
+    indptr, entries = scatter_sorted_pairs(keys, np.int64(max(n, 1)), adjacency)
+    if entries < adjacency.shape[0]:
+        adjacency = adjacency[:entries].copy()
+    return indptr[:n + 1] if n else np.zeros(1, dtype=np.int64), adjacency
 
 
 @njit(cache=True, nogil=True)

@@ -17,6 +17,7 @@ from apportion.graph.io import _parse_kernels as K
 
 CHUNK_BYTES = 1 << 25        # 32 MiB per tokenizer call
 PROGRESS_BYTES = 1 << 24     # show a bar for files larger than this (16 MiB)
+PARALLEL_BYTES = 1 << 22     # chunks at least this large (4 MiB) are tokenised in pieces on several threads
 
 
 @dataclass
@@ -75,12 +76,67 @@ def _token_text(data: np.ndarray, offset: int) -> str:
     return bytes(data[offset:end]).decode("utf-8", "replace")
 
 
+def _tokenize_piece(piece, newlines: int, comment_a: int, comment_b: int, keep_blank: bool, want_float: bool,
+                    first_line: int):
+    """Run the tokenizer kernel on one piece of text (a memoryview ending at a line boundary or at the end of
+    the file, holding `newlines` newline bytes). Returns (status, err_line, err_offset, data, values, floats, flags, starts, numbers,
+    next_line) with the outputs trimmed to their lengths."""
+    data = np.frombuffer(piece, dtype=np.uint8)
+    capacity = data.shape[0] // 2 + 2
+    values = np.empty(capacity, dtype=np.int64)
+    floats = np.empty(capacity if want_float else 0, dtype=np.float64)
+    flags = np.empty(capacity if want_float else 0, dtype=np.uint8)
+    starts = np.empty(newlines + 2, dtype=np.int64)
+    numbers = np.empty(newlines + 2, dtype=np.int64)
+    status, ntok, nline, next_line, err_line, err_offset = K.tokenize_chunk(
+        data, comment_a, comment_b, keep_blank, want_float, first_line, values, floats, flags, starts, numbers)
+    return (status, err_line, err_offset, data, values[:ntok].copy(), floats[:ntok].copy() if want_float else floats,
+            flags[:ntok].copy() if want_float else flags, starts[:nline].copy(), numbers[:nline].copy(),
+            int(next_line))
+
+
+def _pieces(buffer: bytes, first_line: int, workers: int):
+    """Cut `buffer` (ending at a line boundary or at the end of the file) into up to `workers` pieces at line
+    boundaries: [(memoryview, its newline count, its first physical line number)]."""
+    view = memoryview(buffer)
+    if workers <= 1 or len(buffer) < PARALLEL_BYTES:
+        return [(view, buffer.count(b"\n"), first_line)]
+    pieces = []
+    start = 0
+    line = first_line
+    for w in range(1, workers + 1):
+        if w == workers:
+            end = len(buffer)
+        else:
+            end = buffer.find(b"\n", max(start, len(buffer) * w // workers))
+            end = len(buffer) if end < 0 else end + 1
+        if end > start:
+            newlines = buffer.count(b"\n", start, end)
+            pieces.append((view[start:end], newlines, line))
+            line += newlines
+        start = end
+    return pieces
+
+
+_POOL = None
+
+
+def _pool(workers: int):
+    global _POOL
+    if _POOL is None or _POOL._max_workers < workers:  # noqa: SLF001 (our own executor)
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="apportion-tokenize")
+    return _POOL
+
+
 def tokenize(path: str, *, start: int = 0, first_line: int = 1, comments: bytes = b"", keep_blank: bool = False,
              want_float: bool = False, what: str = "a number") -> Tokens:
     """Tokenise the file from byte `start` (which begins physical line `first_line`) to its end."""
     comment_a = comments[0] if len(comments) > 0 else -1
     comment_b = comments[1] if len(comments) > 1 else comment_a
     size = os.path.getsize(path)
+    workers = max(1, min(os.cpu_count() or 1, 8))
     parts_values, parts_floats, parts_flags, parts_starts, parts_numbers = [], [], [], [], []
     token_base = 0
     line_no = first_line
@@ -108,29 +164,26 @@ def tokenize(path: str, *, start: int = 0, first_line: int = 1, comments: bytes 
                 buffer = buffer[:cut + 1]
             else:
                 carry = b""
-            data = np.frombuffer(buffer, dtype=np.uint8)
-            capacity = data.shape[0] // 2 + 2
-            values = np.empty(capacity, dtype=np.int64)
-            floats = np.empty(capacity if want_float else 0, dtype=np.float64)
-            flags = np.empty(capacity if want_float else 0, dtype=np.uint8)
-            newlines = int(np.count_nonzero(data == 10)) + 2
-            starts = np.empty(newlines, dtype=np.int64)
-            numbers = np.empty(newlines, dtype=np.int64)
-            status, ntok, nline, next_line, err_line, err_offset = K.tokenize_chunk(
-                data, comment_a, comment_b, keep_blank, want_float, line_no, values, floats, flags, starts, numbers)
-            if status != K.TOKEN_OK:
-                text = _token_text(data, err_offset)
-                if status == K.TOKEN_OVERFLOW:
-                    raise InputError(f"number {text!r} is too large", path=path, line=int(err_line))
-                raise InputError(f"expected {what}, got {text!r}", path=path, line=int(err_line))
-            parts_values.append(values[:ntok].copy())
-            if want_float:
-                parts_floats.append(floats[:ntok].copy())
-                parts_flags.append(flags[:ntok].copy())
-            parts_starts.append(starts[:nline] + token_base)
-            parts_numbers.append(numbers[:nline].copy())
-            token_base += ntok
-            line_no = int(next_line)
+            pieces = _pieces(buffer, line_no, workers)
+            args = (comment_a, comment_b, keep_blank, want_float)
+            if len(pieces) == 1:
+                results = [_tokenize_piece(pieces[0][0], pieces[0][1], *args, pieces[0][2])]
+            else:  # the kernel releases the GIL: pieces run on threads at once
+                results = list(_pool(workers).map(lambda p: _tokenize_piece(p[0], p[1], *args, p[2]), pieces))
+            for status, err_line, err_offset, data, values, floats, flags, starts, numbers, next_line in results:
+                if status != K.TOKEN_OK:  # the first piece with an error holds the earliest bad line
+                    text = _token_text(data, err_offset)
+                    if status == K.TOKEN_OVERFLOW:
+                        raise InputError(f"number {text!r} is too large", path=path, line=int(err_line))
+                    raise InputError(f"expected {what}, got {text!r}", path=path, line=int(err_line))
+                parts_values.append(values)
+                if want_float:
+                    parts_floats.append(floats)
+                    parts_flags.append(flags)
+                parts_starts.append(starts + token_base)
+                parts_numbers.append(numbers)
+                token_base += values.shape[0]
+            line_no = next_line
             task.advance(len(buffer))
             if at_end:
                 break
