@@ -63,7 +63,7 @@ def precedes(key_a, tie_a, key_b, tie_b, direction):
     return tie_a < tie_b
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def best_in_row(u, lo, hi, neighbours, primary, direction, tie_seed, n, skip_label, skip_value,
                 vertex_weight, weight_limit):
     """The CSR position of the best entry of vertex u's row, or -1 when every entry is skipped (or the row is
@@ -92,6 +92,16 @@ def best_in_row(u, lo, hi, neighbours, primary, direction, tie_seed, n, skip_lab
     chosen = np.int64(-1)
     chosen_key = np.int64(0)
     chosen_tie = np.int64(0)
+    if direction > 0 and tie_seed < 0 and has_primary and not check_label and not check_weight:
+        # Borůvka's case without filters, specialised (the same order as the general loop below): in u's
+        # row the canonical edge id grows with the neighbour id, so ties go to the smaller neighbour
+        for p in range(lo, hi):
+            key = primary[p]
+            if chosen < 0 or key < chosen_key or (key == chosen_key and neighbours[p] < chosen_tie):
+                chosen = p
+                chosen_key = key
+                chosen_tie = neighbours[p]
+        return chosen
     for p in range(lo, hi):
         v = neighbours[p]
         if check_label and skip_label[v] == skip_value:
