@@ -115,3 +115,20 @@ def test_tokenizer_pieces_on_threads_give_the_same_graph_and_error_lines(tmp_pat
     paths[1].write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError, match=r"g\.mtx:202: expected a number"):
         read_graph(paths[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 25), st.data())
+def test_unweighted_symmetry_check_matches_the_transpose(n, data):
+    # random sorted duplicate-free rows without self-loops, symmetric or not
+    rows = [sorted(data.draw(st.sets(st.integers(0, n - 1).filter(lambda u, v=v: u != v), max_size=6)))
+            for v in range(n)]
+    if data.draw(st.booleans()):  # make it symmetric
+        pairs = {(min(v, u), max(v, u)) for v in range(n) for u in rows[v]}
+        rows = [sorted({b for a, b in pairs if a == v} | {a for a, b in pairs if b == v}) for v in range(n)]
+    indptr = np.cumsum([0] + [len(r) for r in rows]).astype(np.int64)
+    adjacency = np.array([u for r in rows for u in r], dtype=np.int64)
+    matrix = sp.csr_matrix((np.ones(adjacency.shape[0]), adjacency, indptr), shape=(n, n))
+    expected = (matrix != matrix.T).nnz == 0
+    assert K.unweighted_is_symmetric(indptr, adjacency) == expected
+    assert K.is_symmetric(indptr, adjacency, np.empty(0, np.int64)) == expected

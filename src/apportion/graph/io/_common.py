@@ -47,8 +47,7 @@ def checked_adjacency_graph(
             raise InputError(f"self-loop at vertex {label(v)}", path=path, line=line_of_vertex(v))
         warn_file(path, f"dropped {count} self-loop{'s' if count > 1 else ''} "
                         f"(first at vertex {label(v)}, line {line_of_vertex(v)})")
-    # rows out of order are sorted in place (hand-written row sort, a row at a time); the symmetry check
-    # compares the sorted rows with the transpose, built by one counting-sort pass (O(n + m), rows sorted)
+    # rows out of order are sorted in place (hand-written row sort, a row at a time); then the symmetry check
     fault, v, u = K.row_order_fault(indptr, adjacency)
     if fault == 2:
         K.sort_rows(indptr, adjacency, ew)
@@ -56,9 +55,12 @@ def checked_adjacency_graph(
     if fault == 1:
         raise InputError(f"vertex {label(int(v))} lists neighbour {label(int(u))} more than once",
                          path=path, line=line_of_vertex(int(v)))
-    t_indptr, t_adj, t_w = K.transpose_csr(indptr, adjacency, ew)
-    symmetric = (np.array_equal(t_indptr, indptr) and np.array_equal(t_adj, adjacency)
-                 and np.array_equal(t_w, ew))
+    if ew.shape[0] == 0:  # sequential key passes + NumPy's sort
+        symmetric = K.unweighted_is_symmetric(indptr, adjacency)
+    else:  # weights must match too: compare with the transpose (one counting-sort pass)
+        t_indptr, t_adj, t_w = K.transpose_csr(indptr, adjacency, ew)
+        symmetric = (np.array_equal(t_indptr, indptr) and np.array_equal(t_adj, adjacency)
+                     and np.array_equal(t_w, ew))
     v, u, kind = (-1, -1, 0) if symmetric else K.find_asymmetry(indptr, adjacency, ew)
     if v >= 0:
         v, u = int(v), int(u)

@@ -322,6 +322,40 @@ def row_order_fault(indptr, adjacency):
     return 0, -1, -1
 
 
+@njit(cache=True, nogil=True)
+def split_pair_keys(indptr, adjacency, upper, lower):
+    """For sorted rows: the key v·n + u of every entry v→u with v < u into `upper` (in CSR order, hence
+    sorted) and the key u·n + v of every entry v→u with u < v into `lower` (in CSR order, not sorted).
+    Each array needs room for every entry. Returns (entries in upper, entries in lower). The adjacency is
+    symmetric exactly when both counts agree and `lower`, once sorted, equals `upper` (sequential passes and
+    NumPy's sort instead of a transpose's random writes)."""
+    n = indptr.shape[0] - 1
+    k_up = 0
+    k_low = 0
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            u = np.int64(adjacency[e])
+            if u > v:
+                upper[k_up] = np.int64(v) * n + u
+                k_up += 1
+            else:
+                lower[k_low] = u * n + v
+                k_low += 1
+    return k_up, k_low
+
+
+def unweighted_is_symmetric(indptr: np.ndarray, adjacency: np.ndarray) -> bool:
+    """True when a CSR with sorted, duplicate-free rows and no self-loops is symmetric (`split_pair_keys`)."""
+    upper = np.empty(adjacency.shape[0], dtype=np.int64)
+    lower = np.empty(adjacency.shape[0], dtype=np.int64)
+    k_up, k_low = split_pair_keys(indptr, adjacency, upper, lower)
+    if k_up != k_low:
+        return False
+    lower = lower[:k_low]
+    lower.sort()
+    return bool(np.array_equal(upper[:k_up], lower))
+
+
 def is_symmetric(indptr: np.ndarray, adjacency: np.ndarray, edge_weights: np.ndarray) -> bool:
     """True when a CSR with sorted, duplicate-free rows equals its transpose (weights included); O(n + m).
 
