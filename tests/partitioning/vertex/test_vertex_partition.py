@@ -207,6 +207,12 @@ def test_run_portfolio_cycles_the_coarsest_size_and_stays_balanced():
     assert [_run_options(options, r).clustering_rating for r in range(3)] == ["heavy", "heavy", "normalized"]
     with pytest.raises(apportion.InputError, match="rating"):
         preset_options("default", run_clustering_rating=("heavy", "lightest"))
+    mixed = preset_options("default", multilevel_runs=2, run_coarsening=("clustering", "auto"))
+    assert [_run_options(mixed, r).coarsening for r in range(2)] == ["clustering", "auto"]
+    with pytest.raises(apportion.InputError, match="coarsening"):
+        preset_options("default", run_coarsening=("clustering", "magic"))
+    p = apportion.partition(grid(20, 20), 4, preset=mixed)
+    check_partition(grid(20, 20), p, 4, np.full(4, 1 / 4), 0.03)
     assert _run_options(preset_options("default"), 1) == preset_options("default")
     graph = grid(30, 30)
     p = apportion.partition(graph, 8, preset=options)

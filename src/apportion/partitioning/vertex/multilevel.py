@@ -152,9 +152,10 @@ def _cycles(graph: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limit
 
 
 def _run_options(options: PartitionOptions, run: int) -> PartitionOptions:
-    """The options of independent run `run`: the coarsest-graph size and the clustering rating cycle through
-    `options.run_coarsest_per_block` and `options.run_clustering_rating` when they are given (a portfolio:
-    graphs differ in which suits them, and the best run is kept)."""
+    """The options of independent run `run`: the coarsest-graph size, the clustering rating and the coarsening
+    method cycle through `options.run_coarsest_per_block`, `options.run_clustering_rating` and
+    `options.run_coarsening` when they are given (a portfolio: graphs differ in which suits them, and the best
+    run is kept)."""
     changes = {}
     if options.run_coarsest_per_block:
         sizes = options.run_coarsest_per_block
@@ -162,6 +163,9 @@ def _run_options(options: PartitionOptions, run: int) -> PartitionOptions:
     if options.run_clustering_rating:
         ratings = options.run_clustering_rating
         changes["clustering_rating"] = ratings[run % len(ratings)]
+    if options.run_coarsening:
+        methods = options.run_coarsening
+        changes["coarsening"] = methods[run % len(methods)]
     return replace(options, **changes) if changes else options
 
 

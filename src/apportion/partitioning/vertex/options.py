@@ -53,6 +53,8 @@ class PartitionOptions:
             (a portfolio: some graphs partition best from a larger coarsest graph, some from a smaller one).
         run_clustering_rating: likewise for `clustering_rating` (normalized ratings suit some power-law graphs,
             heavy ones others).
+        run_coarsening: likewise for `coarsening` (matching first, "auto", suits rmat graphs: 0.91 x METIS at
+            k = 8 where clustering gives 1.16).
     V-cycles:
         vcycles: after the first multilevel cycle, this many more, each coarsening with clusters confined to the
             blocks of the current partition and starting from it at the coarsest level (never worse).
@@ -83,9 +85,10 @@ class PartitionOptions:
     multilevel_runs: int = 1
     run_coarsest_per_block: tuple[int, ...] = ()
     run_clustering_rating: tuple[str, ...] = ()
+    run_coarsening: tuple[str, ...] = ()
 
     def validated(self) -> "PartitionOptions":
-        if self.coarsening not in ("matching", "clustering", "auto"):
+        if any(c not in ("matching", "clustering", "auto") for c in (self.coarsening, *self.run_coarsening)):
             raise InputError(f"unknown coarsening {self.coarsening!r} (matching, clustering, auto)")
         if any(r not in ("heavy", "normalized") for r in (self.clustering_rating, *self.run_clustering_rating)):
             raise InputError(f"unknown clustering rating {self.clustering_rating!r} (heavy, normalized)")
@@ -102,8 +105,9 @@ PRESETS: dict[str, PartitionOptions] = {
     "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
                                initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
                                fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=5,
-                               large_level_clustering_rounds=6, multilevel_runs=4, run_coarsest_per_block=(60, 20),
-                               run_clustering_rating=("heavy", "heavy", "normalized", "normalized")),
+                               large_level_clustering_rounds=6, run_coarsest_per_block=(60, 20),
+                               run_clustering_rating=("heavy", "heavy", "normalized", "normalized", "heavy"),
+                               run_coarsening=("clustering",) * 4 + ("auto",), multilevel_runs=5),
 }
 
 
