@@ -9,15 +9,17 @@ and the only cycles the hooking step can create are 2-cycles (two components cho
 An edge whose two ends are equal lies inside one component and is skipped everywhere; its ids are never looked
 up (they may be stale), so components whose trees are finished can drop out of the numbering.
 
-Round 1 runs straight on the CSR arrays: every vertex's lightest incident edge is a segmented arg-min over its
-neighbour list (conflict-free). Later rounds work on a contracted edge list whose ends are component ids, kept
-in the pieces round 1 wrote it in and compacted in place piece by piece (no allocation after round 1); the
-per-component arg-min there is a scatter-min that each thread does into its own row, then a reduction, so no
-atomics are needed.
+On graphs large enough for threads, round 1 runs straight on the CSR arrays: every vertex's lightest incident
+edge is a segmented arg-min over its neighbour list (the shared `graph._segmented_kernels.best_in_row`,
+conflict-free). Later rounds work on a contracted edge list whose ends are component ids, kept in the pieces
+round 1 wrote it in and compacted in place piece by piece (no allocation after round 1); the per-component
+arg-min there is a scatter-min that each thread does into its own row, then a reduction, so no atomics are
+needed. Parallel kernels take pieces (vertex or edge ranges) that Numba hands to threads dynamically.
 
-Parallel kernels take pieces (vertex or edge ranges) that Numba hands to threads dynamically. With a single
-piece they run the same range helpers straight in the calling thread and never open a parallel region: on small
-inputs, and on cores shared with other processes, a parallel launch costs more than the work.
+Smaller graphs (and one thread) take `boruvka_serial`: one kernel call that starts on the edge list with every
+vertex its own component and runs every round with the serial edge-list helpers — no parallel kernel is
+compiled or launched (a parallel launch costs more than the work on small inputs and on shared cores).
+No kernel calls a NumPy sort or assigns slices: their generic code and error paths cost seconds to compile.
 """
 
 from __future__ import annotations
