@@ -217,3 +217,24 @@ def test_run_portfolio_cycles_the_coarsest_size_and_stays_balanced():
     graph = grid(30, 30)
     p = apportion.partition(graph, 8, preset=options)
     check_partition(graph, p, 8, np.full(8, 1 / 8), 0.03)
+
+
+def test_skewed_graphs_are_detected_and_partitioned_by_the_skewed_coarsening():
+    from apportion.partitioning.vertex.contract import LevelGraph
+    from apportion.partitioning.vertex.multilevel import is_skewed
+    from apportion.partitioning.vertex.options import preset_options
+
+    # a star with a path through its leaves: max degree 60 against an average of about 4
+    n = 61
+    src = np.concatenate([np.zeros(n - 1, dtype=np.int64), np.arange(1, n - 1)])
+    dst = np.concatenate([np.arange(1, n), np.arange(2, n)])
+    star = Graph.from_edges(src, dst, n=n)
+    degrees = np.diff(star.indptr)
+    ratio = degrees.max() / degrees.mean()
+    level = LevelGraph.from_graph(star)
+    assert is_skewed(level, ratio * 0.99) and not is_skewed(level, ratio * 1.01)
+    assert not is_skewed(level, 0.0)
+    assert not is_skewed(LevelGraph.from_graph(grid(10, 10)), 2.0)
+    options = preset_options("default", skewed_degree_ratio=10.0, skewed_coarsening="matching")
+    p = apportion.partition(star, 3, preset=options, imbalance=0.1)
+    check_partition(star, p, 3, np.full(3, 1 / 3), 0.1)

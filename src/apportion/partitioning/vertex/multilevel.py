@@ -151,6 +151,18 @@ def _cycles(graph: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limit
     return part, levels
 
 
+def is_skewed(graph: LevelGraph, ratio: float) -> bool:
+    """Whether the maximum degree is at least `ratio` times the average degree of the non-isolated vertices
+    (never when ratio <= 0): the heavy-tailed graphs that `skewed_coarsening` is for."""
+    if ratio <= 0 or graph.n == 0:
+        return False
+    degrees = np.diff(graph.indptr)
+    connected = int(np.count_nonzero(degrees))
+    if connected == 0:
+        return False
+    return float(degrees.max()) >= ratio * float(degrees.sum()) / connected
+
+
 def _run_options(options: PartitionOptions, run: int) -> PartitionOptions:
     """The options of independent run `run`: the coarsest-graph size, the clustering rating and the coarsening
     method cycle through `options.run_coarsest_per_block`, `options.run_clustering_rating` and
@@ -218,6 +230,8 @@ def _multilevel(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, li
     """
     if k == 1:
         return np.zeros(fine.n, dtype=np.int32), 1
+    if given is None and is_skewed(fine, options.skewed_degree_ratio):
+        options = replace(options, coarsening=options.skewed_coarsening)
     with watch.phase("coarsen"):
         hierarchy, cmaps, coarse_given = coarsen(fine, k, shares, epsilon, options, seed, threads, given)
     show = fine.n >= PROGRESS_MIN_VERTICES

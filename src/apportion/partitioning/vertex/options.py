@@ -18,6 +18,10 @@ class PartitionOptions:
     Coarsening:
         coarsening: "matching" (heavy-edge matching in rounds), "clustering" (size-constrained label
             propagation), or "auto" (clustering, falling back to/mixing with matching by measured shrink rate).
+        skewed_degree_ratio: when > 0 and a graph's maximum degree is at least this many times its average
+            (non-isolated) degree, it is coarsened with `skewed_coarsening` instead (heavy-tailed graphs: on
+            rmat scale 18, ratio 579, clustering builds hub clusters whose projected partition FM cannot
+            repair, 1.16 x METIS at k = 8; matching first gives 0.91).
         matching: "mutual" (thesis ch. 4: every vertex picks its heaviest neighbour, mutual picks pair up, in
             rounds) or "suitor" (thesis ch. 5: Suitor-style proposals; a better proposal evicts a worse one).
         matching_rounds: rounds of mutual-choice matching per level.
@@ -62,6 +66,8 @@ class PartitionOptions:
 
     coarsening: str = "clustering"
     matching: str = "mutual"
+    skewed_degree_ratio: float = 0.0
+    skewed_coarsening: str = "auto"
     matching_rounds: int = 4
     clustering_rounds: int = 5
     clustering_rating: str = "heavy"
@@ -88,7 +94,8 @@ class PartitionOptions:
     run_coarsening: tuple[str, ...] = ()
 
     def validated(self) -> "PartitionOptions":
-        if any(c not in ("matching", "clustering", "auto") for c in (self.coarsening, *self.run_coarsening)):
+        if any(c not in ("matching", "clustering", "auto")
+               for c in (self.coarsening, self.skewed_coarsening, *self.run_coarsening)):
             raise InputError(f"unknown coarsening {self.coarsening!r} (matching, clustering, auto)")
         if any(r not in ("heavy", "normalized") for r in (self.clustering_rating, *self.run_clustering_rating)):
             raise InputError(f"unknown clustering rating {self.clustering_rating!r} (heavy, normalized)")
@@ -101,7 +108,7 @@ PRESETS: dict[str, PartitionOptions] = {
     "fast": PartitionOptions(clustering_rounds=3, clustering_batches=4, initial_tries=5, initial_fm_passes=2,
                              lp_refine_passes=2, fm_passes=3, fm_stop_fraction=0.1, coarsest_per_block=40),
     "default": PartitionOptions(clustering_rounds=3, coarsest_per_block=30, initial_tries=8, fm_passes=8,
-                                fm_stop_fraction=0.25),
+                                fm_stop_fraction=0.25, skewed_degree_ratio=100.0),
     "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
                                initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
                                fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=5,
