@@ -210,22 +210,26 @@ def rgg(n: int, seed: int = 0, *, radius: float | None = None, order: str = "ran
 
 
 def _lattice_pairs(dims: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Edges between lattice neighbours (one step along one axis); vertex id is row-major over dims."""
+    """Edges between lattice neighbours (one step along one axis); vertex id is row-major over dims.
+
+    Listed in canonical order (by the smaller end, then the larger), so the CSR builder finds its keys already
+    sorted.
+    """
     n = int(np.prod(dims))
     ids = np.arange(n, dtype=np.int64).reshape(dims)
-    lo_parts, hi_parts = [], []
-    for axis in range(len(dims)):
-        if dims[axis] < 2:
-            continue
-        lower = [slice(None)] * len(dims)
-        upper = [slice(None)] * len(dims)
-        lower[axis] = slice(0, -1)
-        upper[axis] = slice(1, None)
-        lo_parts.append(ids[tuple(lower)].ravel())
-        hi_parts.append(ids[tuple(upper)].ravel())
-    if not lo_parts:
+    strides = [int(np.prod(dims[axis + 1:])) for axis in range(len(dims))]
+    axes = [axis for axis in reversed(range(len(dims))) if dims[axis] >= 2]  # increasing stride
+    if not axes:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return np.concatenate(lo_parts), np.concatenate(hi_parts)
+    hi = np.empty(dims + (len(axes),), dtype=np.int64)
+    valid = np.ones(dims + (len(axes),), dtype=bool)
+    for slot, axis in enumerate(axes):
+        hi[..., slot] = ids + strides[axis]
+        last = [slice(None)] * len(dims) + [slot]
+        last[axis] = dims[axis] - 1
+        valid[tuple(last)] = False  # no neighbour beyond the last layer along this axis
+    lo = np.broadcast_to(ids[..., None], hi.shape)
+    return lo[valid], hi[valid]
 
 
 def grid2d(n: int | None, seed: int = 0, *, rows: int | None = None, cols: int | None = None) -> Graph:

@@ -485,7 +485,8 @@ def simple_graph_csr(src: np.ndarray, dst: np.ndarray, n: int, index_dtype) -> t
     keys = np.empty(src.shape[0], dtype=np.int64)
     count = pair_keys(src, dst, np.int64(max(n, 1)), keys)
     keys = keys[:count]
-    keys.sort()
+    if count > 1 and not (keys[1:] >= keys[:-1]).all():  # lattices and ordered files come sorted
+        keys.sort()
     adjacency = np.empty(2 * count, dtype=index_dtype)
     indptr, entries = scatter_sorted_pairs(keys, np.int64(max(n, 1)), adjacency)
     if entries < adjacency.shape[0]:
