@@ -45,6 +45,22 @@ def test_warm_up_groups_keep_kernel_sharing_sections_together_and_cover_all():
             assert group == [n for n in names if n in group]
     assert warm_up_groups(names, 2) == [["partition", "edge"], ["graphs", "mst", "schedule", "grid"]]
     assert warm_up_groups(["grid", "mst"], 2) == [["grid"], ["mst"]]
+    # a shared section with a warm hook also compiles its own kernels in the lighter worker
+    assert warm_up_groups(names, 2, frozenset({"edge"})) == [["partition", "edge"],
+                                                             ["graphs", "mst", "schedule", "grid", "edge:warm"]]
+    assert warm_up_groups(["partition", "edge"], 2, frozenset({"edge"})) == [["partition", "edge"], ["edge:warm"]]
+    assert warm_up_groups(["edge"], 2, frozenset({"edge"})) == [["edge"]]
+
+
+def test_edge_section_warm_hook_runs(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from apportion.demo import DemoContext, edge
+
+    edge.warm(DemoContext(console=Console(file=io.StringIO()), output=tmp_path, graphs=None))
+    assert not list(tmp_path.iterdir())  # compiles only: draws and writes nothing
 
 
 def test_cold_cache_demo_compiles_in_parallel_then_runs(tmp_path, graphs_dir):

@@ -64,9 +64,13 @@ def _short_name(module) -> str:
     return module.__name__.rsplit(".", 1)[-1]
 
 
-def warm_up_groups(names: list[str], workers: int) -> list[list[str]]:
-    """Split section names over `workers` processes: sections sharing kernels stay together (the first worker),
-    the rest go round-robin over the others, each list in demo order."""
+def warm_up_groups(names: list[str], workers: int, warmable: frozenset[str] = frozenset()) -> list[list[str]]:
+    """Split section names over `workers` processes for the first-run compilation.
+
+    Sections sharing kernels stay together in the first worker; the rest go round-robin over the others, each
+    list in demo order. A shared section in `warmable` (it has a `warm(ctx)` that compiles its kernels outside
+    the shared ones) also gets a job `"<name>:warm"` at the end of the second worker, which is otherwise the
+    lighter one."""
     if workers <= 1 or len(names) <= 1:
         return [list(names)]
     groups: list[list[str]] = [[] for _ in range(workers)]
@@ -76,30 +80,37 @@ def warm_up_groups(names: list[str], workers: int) -> list[list[str]]:
     others = range(1, workers) if groups[0] else range(workers)
     for i, name in enumerate(rest):
         groups[others[i % len(others)]].append(name)
+    if len(groups[0]) > 1:  # one shared section alone compiles nothing twice: no split needed
+        groups[1].extend(f"{name}:warm" for name in groups[0] if name in warmable)
     return [group for group in groups if group]
 
 
-def _warm_worker(names: list[str], graphs: str | None) -> None:
-    """Run the named sections once with output thrown away: this compiles (and caches) their Numba kernels."""
+def _warm_worker(jobs: list[str], graphs: str | None) -> None:
+    """Run the named sections once with output thrown away (or, for `"<name>:warm"`, only the section's `warm`):
+    this compiles (and caches) their Numba kernels."""
     import matplotlib
 
     matplotlib.use("Agg")
-    chosen = {name: module for module in sections() for name in [_short_name(module)] if name in names}
+    by_name = {_short_name(module): module for module in sections()}
     with open(os.devnull, "w") as sink, tempfile.TemporaryDirectory(prefix="apportion-warm-") as folder:
         ctx = DemoContext(console=Console(file=sink), output=Path(folder), graphs=Path(graphs) if graphs else None)
-        for name in names:
+        for job in jobs:
+            name, _, mode = job.partition(":")
             try:
-                chosen[name].run(ctx)
+                module = by_name[name]
+                (module.warm if mode == "warm" else module.run)(ctx)
             except Exception:  # the real run that follows reports any failure properly
                 pass
 
 
-def _compile_in_parallel(names: list[str], graphs: Path | None, workers: int) -> None:
+def _compile_in_parallel(chosen: list, graphs: Path | None, workers: int) -> None:
     """First run: compile the sections' kernels in parallel worker processes (Numba compiles on one core per
     process) so that the real, sequential run finds them all in the on-disk cache."""
     from apportion.ui import progress
 
-    groups = warm_up_groups(names, workers)
+    names = [_short_name(module) for module in chosen]
+    warmable = frozenset(_short_name(module) for module in chosen if hasattr(module, "warm"))
+    groups = warm_up_groups(names, workers, warmable)
     procs = []
     for group in groups:
         code = f"from apportion.demo import _warm_worker; _warm_worker({group!r}, {str(graphs) if graphs else None!r})"
@@ -127,7 +138,7 @@ def run_demo(output: str, only: str | None = None) -> int:
         console.print(f"[dim]First run on this machine: compiling apportion's Numba kernels once, in {workers} "
                       "processes (later runs skip this)...[/]")
         t0 = time.perf_counter()
-        _compile_in_parallel([_short_name(m) for m in chosen], ctx.graphs, workers)
+        _compile_in_parallel(chosen, ctx.graphs, workers)
         console.print(f"[dim]kernels compiled in {time.perf_counter() - t0:.1f} s[/]")
     elif not _kernels_compiled():
         console.print("[dim]First run on this machine: apportion's Numba kernels compile once as the sections run "
