@@ -293,20 +293,23 @@ def test_segmented_best_in_row_matches_brute_force_in_both_modes(seed):
     n = int(rng.integers(2, 30))
     graph = random_graph(seed, n, int(rng.integers(0, 3 * n)), 4)
     label = rng.integers(0, 3, n).astype(np.int64)
-    vweight = rng.integers(0, 5, n).astype(np.int64)
+    vweight = rng.integers(0, 5, (n, 2)).astype(np.int64)  # two constraints
+    limit = np.array([2, 3], dtype=np.int64)
     none = np.empty(0, dtype=np.int64)
+    no_weights = np.empty((0, 0), dtype=np.int64)
     ew = graph.edge_weight_array()
     for u in range(n):
         lo, hi = int(graph.indptr[u]), int(graph.indptr[u + 1])
         entries = list(range(lo, hi))
         canonical = {p: min(u, int(graph.indices[p])) * n + max(u, int(graph.indices[p])) for p in entries}
         expect = min(entries, key=lambda p: (ew[p], canonical[p]), default=-1)
-        assert best_in_row(u, lo, hi, graph.indices, ew, 1, TIE_EDGE_ID, n, none, 0, none, 0) == expect
-        eligible = [p for p in entries if label[graph.indices[p]] != label[u] and vweight[graph.indices[p]] <= 2]
+        assert best_in_row(u, lo, hi, graph.indices, ew, 1, TIE_EDGE_ID, n, none, 0, no_weights, none) == expect
+        eligible = [p for p in entries
+                    if label[graph.indices[p]] != label[u] and (vweight[graph.indices[p]] <= limit).all()]
         hashed = {p: int(edge_hash(u, int(graph.indices[p]), 7)) for p in entries}
         expect = min(eligible, key=lambda p: (-ew[p], hashed[p]), default=-1)
-        assert best_in_row(u, lo, hi, graph.indices, ew, -1, 7, n, label, label[u], vweight, 2) == expect
+        assert best_in_row(u, lo, hi, graph.indices, ew, -1, 7, n, label, label[u], vweight, limit) == expect
         expect = min(entries, key=lambda p: canonical[p], default=-1)  # empty primary: every key is 1
-        assert best_in_row(u, lo, hi, graph.indices, none, 1, TIE_EDGE_ID, n, none, 0, none, 0) == expect
+        assert best_in_row(u, lo, hi, graph.indices, none, 1, TIE_EDGE_ID, n, none, 0, no_weights, none) == expect
         for p in entries:
             assert hashed[p] >= 0 and hashed[p] == int(edge_hash(int(graph.indices[p]), u, 7))

@@ -72,10 +72,11 @@ def _lightest_incident_range(indptr, indices, weights, best, first, last):
     """best[u] = CSR position of u's lightest incident edge by (weight, canonical edge id), -1 if none, for
     u in first..last-1: the shared segmented arg-best (`best_in_row`) in its minimum, edge-id-tie mode."""
     n = indptr.shape[0] - 1
-    no_filter = np.empty(0, dtype=np.int64)
+    no_labels = np.empty(0, dtype=np.int64)
+    no_weights = np.empty((0, 0), dtype=np.int64)
     for u in range(first, last):
-        best[u] = best_in_row(u, indptr[u], indptr[u + 1], indices, weights, 1, TIE_EDGE_ID, n, no_filter, 0,
-                              no_filter, 0)
+        best[u] = best_in_row(u, indptr[u], indptr[u + 1], indices, weights, 1, TIE_EDGE_ID, n, no_labels, 0,
+                              no_weights, no_labels)
 
 
 @njit(cache=True, nogil=True, parallel=_prange_only())

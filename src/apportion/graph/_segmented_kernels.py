@@ -10,7 +10,8 @@ body of a `prange`), so both algorithms compare entries the same way:
   to a vertex of the same component skipped with ``skip_label=label, skip_value=label[u]``.
 - Heavy-edge matching: largest weight, ties by a seeded symmetric hash — ``direction=-1, tie_seed=seed``,
   matched neighbours skipped with ``skip_label=state, skip_value=<matched state>``, too-heavy pairs skipped
-  with ``vertex_weight``/``weight_limit = cap − w(u)``.
+  with ``vertex_weight``/``weight_limit = cap − w(u)`` per constraint
+  (apportion.partitioning.vertex._coarsen_kernels.mutual_matching).
 
 `sort_segment` sorts one segment (a CSR row, a bucket) in place, with a second array following.
 
@@ -63,6 +64,15 @@ def precedes(key_a, tie_a, key_b, tie_b, direction):
     return tie_a < tie_b
 
 
+@njit(cache=True, nogil=True)
+def _exceeds(vertex_weight, v, weight_limit):
+    """True when vertex v is heavier than `weight_limit` in some constraint."""
+    for c in range(vertex_weight.shape[1]):
+        if vertex_weight[v, c] > weight_limit[c]:
+            return True
+    return False
+
+
 @njit(cache=True, nogil=True, inline="always")
 def best_in_row(u, lo, hi, neighbours, primary, direction, tie_seed, n, skip_label, skip_value,
                 vertex_weight, weight_limit):
@@ -79,8 +89,10 @@ def best_in_row(u, lo, hi, neighbours, primary, direction, tie_seed, n, skip_lab
             the canonical edge id for tie_seed < 0 (`TIE_EDGE_ID`), a seeded symmetric hash otherwise.
         skip_label, skip_value: if `skip_label` is not empty (one int64 per vertex), entry p is skipped when
             ``skip_label[neighbours[p]] == skip_value`` (same component; an already matched neighbour).
-        vertex_weight, weight_limit: if `vertex_weight` is not empty (one int64 per vertex), entry p is
-            skipped when ``vertex_weight[neighbours[p]] > weight_limit`` (a size cap on merged pairs).
+        vertex_weight, weight_limit: if `vertex_weight` is not empty (int64, shape (n, ncon): one row of
+            constraint weights per vertex; shape (0, 0) turns the filter off), entry p is skipped when
+            ``vertex_weight[neighbours[p], c] > weight_limit[c]`` for some constraint c (`weight_limit`: int64,
+            shape (ncon,)) — a size cap on merged pairs.
 
     Returns the position p in [lo, hi) of the entry that `precedes` every other non-skipped entry; the
     result does not depend on the order of the row's entries when tie keys are distinct (always true for
@@ -106,7 +118,7 @@ def best_in_row(u, lo, hi, neighbours, primary, direction, tie_seed, n, skip_lab
         v = neighbours[p]
         if check_label and skip_label[v] == skip_value:
             continue
-        if check_weight and vertex_weight[v] > weight_limit:
+        if check_weight and _exceeds(vertex_weight, v, weight_limit):
             continue
         key = primary[p] if has_primary else np.int64(1)
         tie = tie_key(u, v, tie_seed, n)

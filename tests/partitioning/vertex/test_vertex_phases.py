@@ -184,3 +184,29 @@ def test_stable_argsort_equals_numpy_mergesort(keys):
     np.testing.assert_array_equal(stable_argsort(values), np.argsort(values, kind="mergesort"))
     floats = values.astype(np.float64) / 3
     np.testing.assert_array_equal(stable_argsort(floats), np.argsort(floats, kind="mergesort"))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_mutual_matching_is_a_maximal_capped_matching_with_several_constraints(seed):
+    """Mutual heavy-edge choice through the shared segmented arg-best (`graph._segmented_kernels.best_in_row`):
+    with enough rounds the heaviest feasible edge between unmatched vertices is always a mutual pick, so the
+    result is a matching of graph edges, within the cap in every constraint, and maximal among feasible edges."""
+    from apportion.partitioning.vertex._coarsen_kernels import mutual_matching
+
+    rng = np.random.default_rng(seed)
+    level = weighted_random_level(300, 1200, 4)
+    vw = np.ascontiguousarray(rng.integers(1, 5, (level.n, 2)).astype(np.int64))
+    cap = np.array([6, 5], dtype=np.int64)
+    labels = mutual_matching(level.indptr, level.indices, level.edge_weights, vw, cap, 10_000, seed)
+    mate = np.full(level.n, -1)
+    for v in range(level.n):
+        if labels[v] != v:
+            mate[v], mate[labels[v]] = labels[v], v
+    for v in range(level.n):
+        nbrs = level.indices[level.indptr[v]:level.indptr[v + 1]]
+        if mate[v] >= 0:
+            assert mate[v] in nbrs and mate[mate[v]] == v
+            assert (vw[v] + vw[mate[v]] <= cap).all()
+        else:  # maximal: no unmatched neighbour it could still merge with
+            for u in nbrs:
+                assert mate[u] >= 0 or u == v or not (vw[u] + vw[v] <= cap).all()

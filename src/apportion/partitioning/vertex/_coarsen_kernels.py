@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from apportion.graph._segmented_kernels import best_in_row
 from apportion.partitioning.vertex._partition_kernels import mix_hash, stable_argsort
 
 
@@ -32,44 +33,36 @@ def _cluster_fits(cluster_weights, a, vertex_weights, v, cap):
 @njit(cache=True, nogil=True, parallel=True)
 def mutual_matching(indptr, indices, edge_weights, vertex_weights, cap, rounds, seed):
     """Heavy-edge matching in parallel rounds (seed 000 ch. 4.3.2): each unmatched vertex picks its heaviest
-    unmatched neighbour whose merged weight stays within `cap`; mutual picks are matched. Ties between equal
-    edge weights are broken by a hash of the edge, the same from both ends, so mutual picks are likely.
+    unmatched neighbour whose merged weight stays within `cap`; mutual picks are matched. The pick is the
+    segmented arg-best shared with Borůvka's MST (`graph._segmented_kernels.best_in_row`, maximum mode): ties
+    between equal edge weights go to the smaller seeded hash of the edge, the same from both ends, so mutual
+    picks are likely; the hash seed changes every round.
 
     Returns labels (int32): labels[v] = min(v, mate) for matched vertices, v otherwise.
     """
     n = indptr.shape[0] - 1
     mate = np.full(n, -1, dtype=np.int32)
+    matched = np.zeros(n, dtype=np.int64)  # 1 once matched: best_in_row skips these neighbours
+    room = np.empty_like(vertex_weights)  # room[v, c] = cap[c] - w(v, c): the most a partner of v may weigh
+    for v in range(n):
+        for c in range(vertex_weights.shape[1]):
+            room[v, c] = cap[c] - vertex_weights[v, c]
     choice = np.full(n, -1, dtype=np.int32)
     for r in range(rounds):
         for v in prange(n):
             choice[v] = -1
             if mate[v] >= 0:
                 continue
-            best = -1
-            best_w = -1
-            best_h = -1
-            for e in range(indptr[v], indptr[v + 1]):
-                u = indices[e]
-                if mate[u] >= 0:
-                    continue
-                w = edge_weights[e]
-                if w < best_w:
-                    continue
-                if not _pair_fits(vertex_weights, u, v, cap):
-                    continue
-                lo = min(u, v)
-                hi = max(u, v)
-                h = mix_hash(np.int64(lo) * n + hi, seed + r)
-                if w > best_w or h > best_h:
-                    best = u
-                    best_w = w
-                    best_h = h
-            choice[v] = best
+            p = best_in_row(v, indptr[v], indptr[v + 1], indices, edge_weights, -1, seed + r, n, matched, 1,
+                            vertex_weights, room[v])
+            if p >= 0:
+                choice[v] = indices[p]
         found = 0
         for v in prange(n):
             c = choice[v]
             if c >= 0 and choice[c] == v:
                 mate[v] = c
+                matched[v] = 1
                 found += 1
         if found == 0:
             break
