@@ -9,12 +9,9 @@ from apportion.partitioning.edge._part_sets import add_edge_to_part, find_slot
 
 
 @njit(cache=True, nogil=True)
-def reconstruct_kernel(clone_part, upper_entries, reverse, k):
-    """Edge e → the part of both clones of its dominant edge; a cut dominant edge → the lighter of its two parts.
-
-    Uncut edges are placed first (their loads are final), then cut edges in canonical order, each to whichever
-    of its two candidate parts holds fewer edges at that moment. Returns (assignment, dominant edges cut).
-    """
+def _place_uncut_edges(clone_part, upper_entries, reverse, k):
+    """First pass of Ω: an edge whose dominant edge is uncut goes to its clones' part; cut ones get -1.
+    Returns (assignment, per-part loads, dominant edges cut)."""
     m = upper_entries.shape[0]
     assignment = np.empty(m, dtype=np.int32)
     loads = np.zeros(k, dtype=np.int64)
@@ -28,6 +25,18 @@ def reconstruct_kernel(clone_part, upper_entries, reverse, k):
         else:
             assignment[e] = -1
             cut += 1
+    return assignment, loads, cut
+
+
+@njit(cache=True, nogil=True)
+def reconstruct_kernel(clone_part, upper_entries, reverse, k):
+    """Edge e → the part of both clones of its dominant edge; a cut dominant edge → the lighter of its two parts.
+
+    Uncut edges are placed first (their loads are final), then cut edges in canonical order, each to whichever
+    of its two candidate parts holds fewer edges at that moment. Returns (assignment, dominant edges cut).
+    """
+    m = upper_entries.shape[0]
+    assignment, loads, cut = _place_uncut_edges(clone_part, upper_entries, reverse, k)
     for e in range(m):
         if assignment[e] < 0:
             a = clone_part[upper_entries[e]]
@@ -47,23 +56,14 @@ def reconstruct_copy_aware_kernel(clone_part, upper_entries, reverse, u, v, k, s
     """
     m = upper_entries.shape[0]
     n = slot_ptr.shape[0] - 1
-    assignment = np.empty(m, dtype=np.int32)
-    loads = np.zeros(k, dtype=np.int64)
+    assignment, loads, cut = _place_uncut_edges(clone_part, upper_entries, reverse, k)
     slot_part = np.empty(slot_ptr[n], dtype=np.int32)
     slot_count = np.zeros(slot_ptr[n], dtype=np.int32)
     fill = np.zeros(n, dtype=np.int32)
-    cut = 0
     for e in range(m):
-        a = clone_part[upper_entries[e]]
-        b = clone_part[reverse[upper_entries[e]]]
-        if a == b:
-            assignment[e] = a
-            loads[a] += 1
-            add_edge_to_part(slot_ptr, slot_part, slot_count, fill, u[e], a)
-            add_edge_to_part(slot_ptr, slot_part, slot_count, fill, v[e], a)
-        else:
-            assignment[e] = -1
-            cut += 1
+        if assignment[e] >= 0:
+            add_edge_to_part(slot_ptr, slot_part, slot_count, fill, u[e], assignment[e])
+            add_edge_to_part(slot_ptr, slot_part, slot_count, fill, v[e], assignment[e])
     for e in range(m):
         if assignment[e] < 0:
             a = clone_part[upper_entries[e]]
