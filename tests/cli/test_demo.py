@@ -79,3 +79,10 @@ def test_cold_cache_demo_compiles_in_parallel_then_runs(tmp_path, graphs_dir):
     assert "HASS" in out.stdout and "NPHP" in out.stdout and "demo finished" in out.stdout
     assert {"schedule_real_hass.png", "grid_nphp_vs_php.png"} <= {p.name for p in (tmp_path / "o").glob("*.png")}
     assert any((tmp_path / "numba-cache").rglob("*.nbi"))
+
+
+def test_demo_only_matching_nothing_is_bad_input(tmp_path, cli):
+    out = cli("demo", "-o", tmp_path / "o", "--only", "nosuch")
+    assert out.returncode == 2
+    assert out.stderr.strip().count("\n") == 0 and "matches no demo section" in out.stderr
+    assert "Traceback" not in out.stderr and not (tmp_path / "o").exists()

@@ -129,7 +129,13 @@ def run_demo(output: str, only: str | None = None) -> int:
     console = Console()
     ctx = DemoContext(console=console, output=Path(output), graphs=shared_graphs_dir())
     wanted = [part.strip() for part in only.split(",") if part.strip()] if only else []
-    chosen = [module for module in sections() if not wanted or any(w in _short_name(module) for w in wanted)]
+    found = sections()
+    chosen = [module for module in found if not wanted or any(w in _short_name(module) for w in wanted)]
+    if not chosen:
+        from apportion.errors import InputError
+
+        raise InputError(f"--only {only!r} matches no demo section (sections: "
+                         + ", ".join(_short_name(module) for module in found) + ")")
     if ctx.graphs is None:
         console.print("[yellow]shared graphs not found (set APPORTION_GRAPHS); using generated graphs only[/]")
     start = time.perf_counter()
