@@ -122,9 +122,23 @@ class RayDevice(Device):
         transport = max(0.0, elapsed - remote_timing.total_s)
         return result, Timing(transfer_s=transport, compute_s=remote_timing.total_s, transfer_in_s=transport / 2)
 
-    def kill(self) -> None:
-        """Kill the actor (tests use this to show re-execution)."""
-        self._ray.kill(self.actor, no_restart=True)
+    def kill(self, wait_s: float = 60.0) -> None:
+        """Kill the actor (tests use this to show re-execution) and wait until Ray reports it dead.
+
+        `ray.kill` only sends the request; a call submitted right after it can still reach the live actor.
+        Waiting for a ping to fail makes the next run see the death every time."""
+        ray = self._ray
+        ray.kill(self.actor, no_restart=True)
+        deadline = time.perf_counter() + wait_s
+        while time.perf_counter() < deadline:
+            try:
+                ray.get(self.actor.ping.remote(), timeout=max(0.1, deadline - time.perf_counter()))
+            except ray.exceptions.GetTimeoutError:
+                break
+            except Exception:  # RayActorError / ActorDiedError: it is gone
+                return
+            time.sleep(0.05)
+        raise UnavailableError(f"Ray actor of {self.name} is still alive {wait_s:.0f} s after ray.kill")
 
     def describe(self) -> dict:
         return {**super().describe(), "threads": self.threads}
