@@ -120,37 +120,46 @@ def _group_members(indptr, vertex_weights, cmap, nc):
     return member_ptr, members, coarse_vw, bound
 
 
+@njit(cache=True, nogil=True)
+def _merge_range(indptr, indices, edge_weights, cmap, first, last, mark, member_ptr, members, bound, scratch_ids,
+                 scratch_w, degree):
+    """Coarse vertices first..last-1: gather the members' relabelled neighbours into scratch[bound[c]:],
+    merging duplicates through `mark` (all -1 on entry and exit; a neighbour's position in the segment) and
+    dropping self-loops; sort each merged segment and write its length to degree[c + 1]."""
+    for c in range(first, last):
+        lo = bound[c]
+        pos = lo
+        for i in range(member_ptr[c], member_ptr[c + 1]):
+            v = members[i]
+            for e in range(indptr[v], indptr[v + 1]):
+                a = cmap[indices[e]]
+                if a == c:
+                    continue
+                at = mark[a]
+                if at < 0:
+                    mark[a] = pos
+                    scratch_ids[pos] = a
+                    scratch_w[pos] = edge_weights[e]
+                    pos += 1
+                else:
+                    scratch_w[at] += edge_weights[e]
+        for i in range(lo, pos):
+            mark[scratch_ids[i]] = -1
+        if pos - lo > 1:
+            _sort_segment(scratch_ids, scratch_w, lo, pos)
+        degree[c + 1] = pos - lo
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _merge_segments(indptr, indices, edge_weights, cmap, nc, chunks, member_ptr, members, bound, scratch_ids,
                     scratch_w, degree):
-    """The parallel step: each of `chunks` static slices of the coarse vertices gathers its members'
-    relabelled neighbours into scratch[bound[c]:], merging duplicates through its own marker array and dropping
-    self-loops, sorts the merged segment, and writes its length to degree[c + 1]. The only parallel region of
-    contraction (kept small: everything else is serial and compiles in a fraction of the time)."""
+    """The parallel step: `chunks` static slices of the coarse vertices, each merged by `_merge_range` with its
+    own marker array. The only parallel region of contraction (kept small: everything else is serial and
+    compiles in a fraction of the time)."""
     for t in prange(chunks):
         mark = np.full(nc, -1, dtype=np.int64)
-        for c in range((nc * t) // chunks, (nc * (t + 1)) // chunks):
-            lo = bound[c]
-            pos = lo
-            for i in range(member_ptr[c], member_ptr[c + 1]):
-                v = members[i]
-                for e in range(indptr[v], indptr[v + 1]):
-                    a = cmap[indices[e]]
-                    if a == c:
-                        continue
-                    at = mark[a]
-                    if at < 0:
-                        mark[a] = pos
-                        scratch_ids[pos] = a
-                        scratch_w[pos] = edge_weights[e]
-                        pos += 1
-                    else:
-                        scratch_w[at] += edge_weights[e]
-            for i in range(lo, pos):
-                mark[scratch_ids[i]] = -1
-            if pos - lo > 1:
-                _sort_segment(scratch_ids, scratch_w, lo, pos)
-            degree[c + 1] = pos - lo
+        _merge_range(indptr, indices, edge_weights, cmap, (nc * t) // chunks, (nc * (t + 1)) // chunks, mark,
+                     member_ptr, members, bound, scratch_ids, scratch_w, degree)
 
 
 @njit(cache=True, nogil=True)
@@ -169,6 +178,10 @@ def _compact(nc, bound, scratch_ids, scratch_w, degree):
     return coarse_indices, coarse_w
 
 
+#: graphs with fewer adjacency entries are contracted serially
+PARALLEL_MIN_ENTRIES = 1 << 16
+
+
 def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
     """The coarse graph of (indptr, indices, edge_weights, vertex_weights) under cmap (values in [0, nc)).
 
@@ -185,7 +198,11 @@ def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
     scratch_ids = np.empty(int(bound[nc]), dtype=np.int32)
     scratch_w = np.empty(int(bound[nc]), dtype=np.int64)
     degree = np.zeros(nc + 1, dtype=np.int64)
-    _merge_segments(indptr, indices, edge_weights, cmap, nc, int(chunks), member_ptr, members, bound,
-                    scratch_ids, scratch_w, degree)
+    if chunks > 1 and indptr[-1] >= PARALLEL_MIN_ENTRIES:
+        _merge_segments(indptr, indices, edge_weights, cmap, nc, int(chunks), member_ptr, members, bound,
+                        scratch_ids, scratch_w, degree)
+    else:  # small graphs (recursive bisection's many subgraphs): no parallel-region start-up
+        _merge_range(indptr, indices, edge_weights, cmap, 0, nc, np.full(nc, -1, dtype=np.int64), member_ptr,
+                     members, bound, scratch_ids, scratch_w, degree)
     coarse_indices, coarse_w = _compact(nc, bound, scratch_ids, scratch_w, degree)
     return degree, coarse_indices, coarse_w, coarse_vw

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from apportion.partitioning.vertex._partition_kernels import heap_pop, heap_push_or_update, mix_hash, stable_argsort
+from apportion.partitioning.vertex._partition_kernels import (
+    block_weights, heap_pop, heap_push_or_update, heap_remove, mix_hash, overload, stable_argsort)
 
 
 @njit(cache=True, nogil=True)
@@ -113,3 +114,182 @@ def induced_subgraph(indptr, indices, edge_weights, vertex_weights, vertices):
         for c in range(vertex_weights.shape[1]):
             sub_vw[i, c] = vertex_weights[vertices[i], c]
     return sub_ptr, sub_idx, sub_w, sub_vw
+
+
+@njit(cache=True, nogil=True)
+def _excess(bw, targets, side):
+    s = 0.0
+    for c in range(bw.shape[1]):
+        s += (bw[side, c] - targets[side, c]) / max(targets[0, c] + targets[1, c], 1.0)
+    return s
+
+
+@njit(cache=True, nogil=True)
+def _two_way_gains(indptr, indices, edge_weights, part, external, gain):
+    """external[v] = edge weight from v into the other block, gain[v] = external[v] - internal[v]; returns the
+    cut."""
+    n = indptr.shape[0] - 1
+    twice_cut = 0
+    for v in range(n):
+        ext = 0
+        internal = 0
+        for e in range(indptr[v], indptr[v + 1]):
+            if part[indices[e]] != part[v]:
+                ext += edge_weights[e]
+            else:
+                internal += edge_weights[e]
+        external[v] = ext
+        gain[v] = ext - internal
+        twice_cut += ext
+    return twice_cut // 2
+
+
+@njit(cache=True, nogil=True)
+def bisection_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, targets, passes, patience):
+    """2-way FM with one priority queue per block (Fiduccia and Mattheyses 1982, as METIS's FM_2WayRefine
+    organises it), for the bisections of recursive bisection.
+
+    Each step moves the highest-gain unlocked boundary vertex out of the block that is further above its
+    target weight (`targets`, (2, ncon) floats), or out of the other block when that move does not fit. A move
+    fits when the receiving block stays within `max_weights` plus the heaviest vertex weight: states between
+    may overshoot a limit by one vertex, so an exact balance alternates sides instead of stalling (the k-way FM,
+    which never exceeds a limit and drops a vertex whose move does not fit, cannot move at all there). A pass
+    stops after `patience` moves without a better state, or when neither queue's top move fits, and rolls
+    back to its best state: least total overload, then smallest cut — so the result is never above a limit it
+    started within. Passes repeat while they improve. Updates part and bw in place; returns the cut.
+    """
+    n = indptr.shape[0] - 1
+    ncon = vertex_weights.shape[1]
+    external = np.zeros(n, dtype=np.int64)
+    gain = np.zeros(n, dtype=np.int64)
+    heaps = np.empty((2, n), dtype=np.int32)
+    key = np.zeros(n, dtype=np.int64)
+    pos = np.full(n, -1, dtype=np.int64)
+    size0 = np.zeros(1, dtype=np.int64)
+    size1 = np.zeros(1, dtype=np.int64)
+    locked = np.full(n, -1, dtype=np.int64)
+    log_vertex = np.empty(n, dtype=np.int32)
+    heaviest = np.zeros(ncon, dtype=np.int64)
+    for v in range(n):
+        for c in range(ncon):
+            heaviest[c] = max(heaviest[c], vertex_weights[v, c])
+    cut = _two_way_gains(indptr, indices, edge_weights, part, external, gain)
+    for p in range(passes):
+        for v in range(n):
+            if external[v] > 0:
+                if part[v] == 0:
+                    heap_push_or_update(heaps[0], key, pos, size0, v, gain[v])
+                else:
+                    heap_push_or_update(heaps[1], key, pos, size1, v, gain[v])
+        start_cut = cut
+        best_cut = cut
+        best_over = overload(bw, 0, max_weights) + overload(bw, 1, max_weights)
+        start_over = best_over
+        best_moves = 0
+        moves = 0
+        since_best = 0
+        while True:
+            first = 0 if _excess(bw, targets, 0) >= _excess(bw, targets, 1) else 1
+            v = -1
+            side = first
+            for attempt in range(2):
+                side = first if attempt == 0 else 1 - first
+                if (size0[0] if side == 0 else size1[0]) == 0:
+                    continue
+                top = heaps[side, 0]
+                fits_loosely = True
+                for c in range(ncon):
+                    if bw[1 - side, c] + vertex_weights[top, c] > max_weights[1 - side, c] + heaviest[c]:
+                        fits_loosely = False
+                if fits_loosely:
+                    v = top
+                    break
+            if v < 0:
+                break
+            if side == 0:
+                heap_pop(heaps[0], key, pos, size0)
+            else:
+                heap_pop(heaps[1], key, pos, size1)
+            to = 1 - side
+            for c in range(ncon):
+                bw[side, c] -= vertex_weights[v, c]
+                bw[to, c] += vertex_weights[v, c]
+            part[v] = to
+            locked[v] = p
+            log_vertex[moves] = v
+            moves += 1
+            cut -= gain[v]
+            external[v] = external[v] - gain[v]
+            gain[v] = -gain[v]
+            for e in range(indptr[v], indptr[v + 1]):
+                u = indices[e]
+                w = edge_weights[e]
+                if part[u] == to:
+                    external[u] -= w
+                    gain[u] -= 2 * w
+                else:
+                    external[u] += w
+                    gain[u] += 2 * w
+                if locked[u] == p:
+                    continue
+                su = part[u]
+                if external[u] > 0:
+                    if su == 0:
+                        heap_push_or_update(heaps[0], key, pos, size0, u, gain[u])
+                    else:
+                        heap_push_or_update(heaps[1], key, pos, size1, u, gain[u])
+                elif pos[u] >= 0:
+                    if su == 0:
+                        heap_remove(heaps[0], key, pos, size0, u)
+                    else:
+                        heap_remove(heaps[1], key, pos, size1, u)
+            over = overload(bw, 0, max_weights) + overload(bw, 1, max_weights)
+            if over < best_over or (over == best_over and cut < best_cut):
+                best_over = over
+                best_cut = cut
+                best_moves = moves
+                since_best = 0
+            else:
+                since_best += 1
+                if since_best > patience:
+                    break
+        while size0[0] > 0:
+            heap_pop(heaps[0], key, pos, size0)
+        while size1[0] > 0:
+            heap_pop(heaps[1], key, pos, size1)
+        for i in range(moves - 1, best_moves - 1, -1):
+            v = log_vertex[i]
+            to = part[v]
+            back = 1 - to
+            for c in range(ncon):
+                bw[to, c] -= vertex_weights[v, c]
+                bw[back, c] += vertex_weights[v, c]
+            part[v] = back
+        if best_moves < moves:
+            cut = _two_way_gains(indptr, indices, edge_weights, part, external, gain)
+        if best_moves == 0 or (best_over == start_over and best_cut >= start_cut):
+            break
+    return cut
+
+
+@njit(cache=True, nogil=True)
+def grow_and_refine_tries(indptr, indices, edge_weights, vertex_weights, target0, max_weights, targets, starts,
+                          seed, fm_passes, patience):
+    """Greedy graph growing from each start vertex in `starts` (try a uses seed + a), each followed by
+    `bisection_fm`; returns the try with the least overload, then the smallest cut (the first on ties)."""
+    n = indptr.shape[0] - 1
+    best = np.zeros(n, dtype=np.int32)
+    best_over = np.inf
+    best_cut = np.int64(-1)
+    for a in range(starts.shape[0]):
+        part = grow_bisection(indptr, indices, edge_weights, vertex_weights, target0, max_weights[0], starts[a],
+                              seed + a)
+        bw = block_weights(vertex_weights, part, 2)
+        cut = bisection_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, targets,
+                           fm_passes, patience)
+        over = overload(bw, 0, max_weights) + overload(bw, 1, max_weights)
+        if best_cut < 0 or over < best_over or (over == best_over and cut < best_cut):
+            best[:] = part
+            best_over = over
+            best_cut = cut
+    return best

@@ -2,9 +2,11 @@
 
 Seed 000 ch. 4.3.3 / 5.2.3 (recursive bisection, several tries, best kept) with unequal targets: each
 bisection splits the target vector into its first half and the rest and grows block 0 to the first half's
-share of the weight, with an imbalance per bisection of (1 + epsilon)^(1 / depth) - 1 so the errors of the
-nested bisections compound to at most epsilon (as KaMinPar and METIS do).
-"""
+share of the weight. A bisection with d bisection levels still below it may deviate by (1 + epsilon)^(1 / d) - 1
+(the last one by the full epsilon); what compounds beyond epsilon the k-way rebalancer removes afterwards.
+Each bisection is refined by `bisection_fm`, a 2-way FM with one queue per block that alternates sides under a
+tight balance (the k-way FM would stall there: with 128 + 128 vertices and a 0.4 % tolerance no single move
+fits)."""
 
 from __future__ import annotations
 
@@ -13,13 +15,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from apportion.partitioning.vertex._initial_kernels import grow_bisection, induced_subgraph
+from apportion.partitioning.vertex._initial_kernels import (
+    bisection_fm, grow_and_refine_tries, induced_subgraph)
 from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut_serial, mix_hash
 from apportion.partitioning.vertex.balance import max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import coarsen
 from apportion.partitioning.vertex.contract import LevelGraph, project_partition
 from apportion.partitioning.vertex.options import PartitionOptions
-from apportion.partitioning.vertex.refine import refine_fm
 
 
 def _bisection_limits(graph: LevelGraph, share0: float, epsilon: float) -> np.ndarray:
@@ -29,26 +31,30 @@ def _bisection_limits(graph: LevelGraph, share0: float, epsilon: float) -> np.nd
     return np.maximum(limits, np.ceil(np.outer(shares, total)).astype(np.int64))
 
 
+def _targets(graph: LevelGraph, share0: float) -> np.ndarray:
+    return np.outer([share0, 1.0 - share0], graph.vertex_weights.sum(axis=0).astype(np.float64))
+
+
+def _patience(n: int) -> int:
+    """Non-improving moves a bisection FM pass may make before it stops (METIS uses 1 % of n within 15-100)."""
+    return int(min(max(0.01 * n, 25), 200))
+
+
 def grow_and_refine(graph: LevelGraph, share0: float, limits: np.ndarray, options: PartitionOptions,
                     seed: int) -> np.ndarray:
     """Flat bisection: `initial_tries` greedy-graph-growing tries from seeded random start vertices, each
-    rebalanced and refined by 2-way FM; the balanced try with the smallest cut (else the least overloaded)."""
+    refined by `bisection_fm` (in one kernel call); the try with the least overload, then the smallest cut.
+    A result still above a limit (vertex weights too coarse for FM alone) is rebalanced."""
     n = graph.n
     target0 = share0 * graph.vertex_weights.sum(axis=0).astype(np.float64)
-    best = None
-    best_key = None
-    for attempt in range(max(1, options.initial_tries)):
-        start = int(mix_hash(attempt, seed) % n)
-        part = grow_bisection(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, target0,
-                              limits[0], start, seed + attempt)
-        bw = block_weights(graph.vertex_weights, part, 2)
+    starts = np.array([mix_hash(a, seed) % n for a in range(max(1, options.initial_tries))], dtype=np.int64)
+    part = grow_and_refine_tries(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, target0,
+                                 limits, _targets(graph, share0), starts, seed, options.initial_fm_passes,
+                                 _patience(n))
+    bw = block_weights(graph.vertex_weights, part, 2)
+    if np.any(bw > limits):
         rebalance_partition(graph, part, bw, limits)
-        refine_fm(graph, part, bw, limits, options.initial_fm_passes, 1.0, seed + attempt)
-        over = float(np.maximum(bw - limits, 0).sum())
-        key = (over, int(edge_cut_serial(graph.indptr, graph.indices, graph.edge_weights, part)))
-        if best_key is None or key < best_key:
-            best, best_key = part, key
-    return best
+    return part
 
 
 def bisect(graph: LevelGraph, share0: float, epsilon: float, options: PartitionOptions, seed: int) -> np.ndarray:
@@ -56,8 +62,8 @@ def bisect(graph: LevelGraph, share0: float, epsilon: float, options: PartitionO
     (1 + epsilon) of its share where the vertex weights allow.
 
     Multilevel bisection (as METIS's initial partitioning does): the graph is coarsened by Suitor heavy-edge
-    matching to about `bisection_coarsest` vertices, bisected there by `grow_and_refine`, and projected back with rebalancing
-    and 2-way FM at every level.
+    matching to about `bisection_coarsest` vertices, bisected there by `grow_and_refine`, and projected back
+    with `bisection_fm` (which also removes overload) at every level.
     """
     limits = _bisection_limits(graph, share0, epsilon)
     shares = np.array([share0, 1.0 - share0])
@@ -72,8 +78,10 @@ def bisect(graph: LevelGraph, share0: float, epsilon: float, options: PartitionO
         level = hierarchy[depth]
         part = project_partition(cmaps[depth], part)
         bw = block_weights(level.vertex_weights, part, 2)
-        rebalance_partition(level, part, bw, limits)
-        refine_fm(level, part, bw, limits, options.initial_fm_passes, 1.0, seed + depth)
+        bisection_fm(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw, limits,
+                     _targets(level, share0), options.initial_fm_passes, _patience(level.n))
+        if np.any(bw > limits):
+            rebalance_partition(level, part, bw, limits)
     return part
 
 
