@@ -50,6 +50,12 @@ class PartitionOptions:
         fm_stop_fraction: an FM pass stops after this many non-improving moves (as a fraction of the boundary,
             at least 64).
         fm_min_improvement: no further FM pass after one that lowered the cut by less than this fraction.
+        flow_rounds: rounds of flow-based refinement of adjacent block pairs per level (0 disables; `flow.py`:
+            KaFFPa's flow refinement with FlowCutter's balanced cuts). A round visits the quotient graph's
+            edges heaviest first; later rounds only pairs with a block changed in the round before.
+        flow_region_fraction: the region grown inside block A for the pair (A, B) may weigh up to B's free room
+            plus this fraction of B's limit (and likewise inside B): larger regions find more cuts, cost more.
+        flow_min_vertices: flows run only on levels with at least this many vertices (the finer levels).
     Repetitions:
         multilevel_runs: independent multilevel cycles with different seeds; the one with the smallest cut is
             kept (and the V-cycles then improve it).
@@ -87,6 +93,9 @@ class PartitionOptions:
     fm_passes: int = 2
     fm_stop_fraction: float = 0.05
     fm_min_improvement: float = 0.002
+    flow_rounds: int = 0
+    flow_region_fraction: float = 0.5
+    flow_min_vertices: int = 0
     vcycles: int = 0
     multilevel_runs: int = 1
     run_coarsest_per_block: tuple[int, ...] = ()
@@ -114,7 +123,8 @@ PRESETS: dict[str, PartitionOptions] = {
                                fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=5,
                                large_level_clustering_rounds=6, run_coarsest_per_block=(60, 20),
                                run_clustering_rating=("heavy", "heavy", "normalized", "normalized", "heavy"),
-                               run_coarsening=("clustering",) * 4 + ("auto",), multilevel_runs=5),
+                               run_coarsening=("clustering",) * 4 + ("auto",), multilevel_runs=5,
+                               flow_rounds=1, flow_region_fraction=0.25),
 }
 
 

@@ -1,5 +1,5 @@
-"""Refinement: the two-direction request-buffer refiner (seed 000 ch. 4.3.4, with Jet's afterburner) and
-k-way FM (KaFFPa-style, used as preset data says)."""
+"""Refinement: the two-direction request-buffer refiner (seed 000 ch. 4.3.4, with Jet's afterburner), k-way FM
+(KaFFPa-style) and flow-based refinement of block pairs (`flow.py`), used as preset data says."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from apportion.partitioning.vertex._refine_kernels import (
     accept_requests, afterburner, apply_if_not_worse, boundary_vertices, file_requests, kway_fm,
     touched_vertices)
 from apportion.partitioning.vertex.contract import LevelGraph
+from apportion.partitioning.vertex.flow import refine_flows
 from apportion.partitioning.vertex.options import PartitionOptions
 
 
@@ -84,7 +85,13 @@ def refine_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: 
 def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray,
            options: PartitionOptions, seed: int) -> None:
     """The refinement of one level as the options say: two-direction passes, then FM passes, both on the
-    boundary only."""
+    boundary only; then, on levels of at least `options.flow_min_vertices` vertices, `options.flow_rounds`
+    rounds of flow refinement of block pairs, followed by FM once more when the flows lowered the cut."""
     _, boundary = refine_two_direction(graph, part, bw, max_weights, options.lp_refine_passes, seed)
     refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 1, boundary,
               options.fm_min_improvement)
+    if options.flow_rounds > 0 and graph.n >= options.flow_min_vertices:
+        if refine_flows(graph, part, bw, max_weights, options.flow_rounds, options.flow_region_fraction,
+                        seed + 2) > 0:
+            refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 3,
+                      all_boundary_vertices(graph, part), options.fm_min_improvement)

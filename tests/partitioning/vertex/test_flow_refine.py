@@ -1,0 +1,157 @@
+"""Flow-based refinement (flow.py, _flow_kernels.py): never a larger cut, never a block above its limit,
+deterministic, and the known best balanced cut of planted two-cluster graphs from a bad split; the max-flow
+kernel's value equals networkx's on random networks."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from apportion.graph.csr import Graph
+from apportion.partitioning.vertex._flow_kernels import augment
+from apportion.partitioning.vertex._partition_kernels import block_weights
+from apportion.partitioning.vertex.contract import LevelGraph
+from apportion.partitioning.vertex.flow import block_pairs, refine_flows
+from apportion.partitioning.vertex.options import PRESETS
+
+from vertex_helpers import recount
+
+
+def _random_weighted_graph(n: int, m: int, ncon: int, seed: int) -> Graph:
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, n, size=m)
+    dst = rng.integers(0, n, size=m)
+    weights = rng.integers(1, 5, size=m)
+    vw = rng.integers(1, 4, size=(n, ncon)) if ncon > 1 else rng.integers(1, 4, size=n)
+    return Graph.from_edges(src, dst, weights, n=n, vertex_weights=vw)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(4, 60), density=st.floats(1.0, 4.0), k=st.integers(2, 5), ncon=st.integers(1, 2),
+       slack=st.integers(0, 3), fraction=st.sampled_from([0.1, 0.5, 1.0]), seed=st.integers(0, 10_000))
+def test_flows_never_worsen_cut_or_break_limits(n, density, k, ncon, slack, fraction, seed):
+    graph = _random_weighted_graph(n, int(density * n), ncon, seed)
+    rng = np.random.default_rng(seed + 1)
+    part = rng.integers(0, k, size=n).astype(np.int32)
+    level = LevelGraph.from_graph(graph)
+    bw = block_weights(level.vertex_weights, part, k)
+    # limits that the random split meets, with a little random room: blocks at or near their limits
+    limits = bw + rng.integers(0, slack + 1, size=bw.shape)
+    cut_before, _ = recount(graph, part, k)
+    gain = refine_flows(level, part, bw, limits, 3, fraction, seed)
+    cut_after, weights = recount(graph, part, k)
+    assert gain >= 0
+    assert cut_after == cut_before - gain
+    assert np.array_equal(weights, bw)
+    assert np.all(weights <= limits)
+
+    again = np.random.default_rng(seed + 1).integers(0, k, size=n).astype(np.int32)
+    bw_again = block_weights(level.vertex_weights, again, k)
+    refine_flows(level, again, bw_again, limits, 3, fraction, seed)
+    assert np.array_equal(again, part)  # same seed, same result
+
+
+def _two_clusters(size_a: int, size_b: int, bridges: int, seed: int) -> Graph:
+    """Two cliques joined by `bridges` edges: the only balanced 2-way cut with limits (size_a, size_b) of
+    weight below min(size) - 1 is the bridges."""
+    rng = np.random.default_rng(seed)
+    edges = [(u, v) for u in range(size_a) for v in range(u + 1, size_a)]
+    edges += [(size_a + u, size_a + v) for u in range(size_b) for v in range(u + 1, size_b)]
+    for _ in range(bridges):
+        edges.append((int(rng.integers(0, size_a)), size_a + int(rng.integers(0, size_b))))
+    e = np.array(edges)
+    return Graph.from_edges(e[:, 0], e[:, 1], n=size_a + size_b, merge_duplicates=True)
+
+
+@settings(max_examples=20, deadline=None)
+@given(size_a=st.integers(6, 25), size_b=st.integers(6, 25), bridges=st.integers(1, 4),
+       swapped=st.integers(1, 5), seed=st.integers(0, 10_000))
+def test_flows_find_the_planted_bisection_from_a_bad_split(size_a, size_b, bridges, swapped, seed):
+    graph = _two_clusters(size_a, size_b, bridges, seed)
+    truth = np.r_[np.zeros(size_a, dtype=np.int32), np.ones(size_b, dtype=np.int32)]
+    best_cut, _ = recount(graph, truth, 2)
+    assert best_cut <= bridges
+    rng = np.random.default_rng(seed)
+    swapped = min(swapped, (min(size_a, size_b) - 1) // 2)  # a minority: each block keeps its cluster's majority
+    part = truth.copy()
+    part[rng.choice(size_a, swapped, replace=False)] = 1
+    part[size_a + rng.choice(size_b, swapped, replace=False)] = 0
+    level = LevelGraph.from_graph(graph)
+    bw = block_weights(level.vertex_weights, part, 2)
+    limits = np.array([[size_a], [size_b]], dtype=np.int64)  # epsilon = 0: blocks exactly at their limits
+    cut_before, _ = recount(graph, part, 2)
+    assert cut_before > best_cut
+    refine_flows(level, part, bw, limits, 4, 1.0, seed)
+    cut_after, weights = recount(graph, part, 2)
+    assert np.all(weights <= limits)
+    assert cut_after == best_cut
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(3, 30), density=st.floats(1.0, 5.0), seed=st.integers(0, 10_000))
+def test_max_flow_value_equals_networkx(n, density, seed):
+    rng = np.random.default_rng(seed)
+    m = int(density * n)
+    src = rng.integers(0, n, size=m)
+    dst = rng.integers(0, n, size=m)
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    w = rng.integers(1, 10, size=src.shape[0])
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    for u, v, c in zip(src, dst, w):
+        if g.has_edge(u, v):
+            g[u][v]["capacity"] += int(c)
+        else:
+            g.add_edge(int(u), int(v), capacity=int(c))
+    pairs = [(u, v, d["capacity"]) for u, v, d in g.edges(data=True)]
+    degree = np.zeros(n + 1, dtype=np.int64)
+    for u, v, _ in pairs:
+        degree[u + 1] += 1
+        degree[v + 1] += 1
+    start = np.cumsum(degree)
+    fill = start[:-1].copy()
+    head = np.empty(2 * len(pairs), dtype=np.int32)
+    cap = np.empty(2 * len(pairs), dtype=np.int64)
+    rev = np.empty(2 * len(pairs), dtype=np.int64)
+    for u, v, c in pairs:
+        a, b = fill[u], fill[v]
+        fill[u] += 1
+        fill[v] += 1
+        head[a], head[b], cap[a], cap[b], rev[a], rev[b] = v, u, c, c, b, a
+    is_source = np.zeros(n, dtype=np.bool_)
+    is_sink = np.zeros(n, dtype=np.bool_)
+    is_source[0] = True
+    is_sink[n - 1] = True
+    flow = np.zeros(head.shape[0], dtype=np.int64)
+    scratch = [np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int32),
+               np.empty(n, dtype=np.int64)]
+    value = augment(start, head, cap, rev, flow, is_source, is_sink, *scratch, 1 << 60)
+    expected = nx.maximum_flow_value(g, 0, n - 1) if n > 1 else 0
+    assert value == expected
+    # a flow: antisymmetric, within capacity, conserved away from the terminals
+    assert np.array_equal(flow, -flow[rev])
+    assert np.all(flow <= cap)
+    net = np.array([flow[start[x]:start[x + 1]].sum() for x in range(n)])
+    assert np.all(net[1:n - 1] == 0) and net[0] == value
+
+
+def test_block_pairs_are_the_quotient_graph():
+    graph = _random_weighted_graph(50, 150, 1, 3)
+    part = np.random.default_rng(4).integers(0, 4, size=50).astype(np.int32)
+    level = LevelGraph.from_graph(graph)
+    boundary = np.arange(50, dtype=np.int32)
+    pairs = block_pairs(level, part, 4, boundary)
+    u, v, w = graph.edges()
+    expected = {}
+    for a, b, c in zip(part[u], part[v], w):
+        if a != b:
+            key = (min(a, b), max(a, b))
+            expected[key] = expected.get(key, 0) + int(c)
+    assert {(int(a), int(b)): int(c) for a, b, c in pairs} == expected
+    assert list(pairs[:, 2]) == sorted(pairs[:, 2], reverse=True)
+
+
+def test_strong_preset_runs_flows():
+    assert PRESETS["strong"].flow_rounds > 0
