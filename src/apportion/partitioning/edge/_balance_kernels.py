@@ -24,6 +24,12 @@ def _best_move(a, b, p, loads, limit, fallback, slot_ptr, slot_part, slot_count,
     delta = new copies created in q minus copies freed in p. Candidates: the parts already holding a or b,
     and `fallback` (the least-loaded eligible part), which is the best of all parts holding neither.
     """
+    if fill[a] == 1 and fill[b] == 1:
+        # an interior edge (both endpoints only in p, the common case): the fallback is the only candidate
+        freed = (1 if slot_count[slot_ptr[a]] == 1 else 0) + (1 if slot_count[slot_ptr[b]] == 1 else 0)
+        if fallback >= 0 and fallback != p and loads[fallback] < limit:
+            return 2 - freed, fallback
+        return 3 - freed, -1
     for s in range(slot_ptr[a], slot_ptr[a] + fill[a]):
         count_a[slot_part[s]] = slot_count[s]
     for s in range(slot_ptr[b], slot_ptr[b] + fill[b]):
@@ -72,11 +78,11 @@ def _move(e, p, q, u, v, assignment, loads, slot_ptr, slot_part, slot_count, fil
 
 @njit(cache=True, nogil=True)
 def _follow(first, p, q, u, v, assignment, loads, source_limit, target_limit, slot_ptr, slot_part, slot_count,
-            fill, indptr, targets, edge_of_entry, stack, stamp, chain):
+            fill, indptr, targets, edge_of_entry, stack, stamp, chain, hub_degree):
     """After an edge moved p → q, keep moving the edges around it that now move for free (delta ≤ 0).
 
     This grows the moved set as a connected region (a path moves as one segment, not as scattered edges).
-    Returns the number of extra moves.
+    Vertices of degree above `hub_degree` are not scanned. Returns the number of extra moves.
     """
     moves = 0
     top = 0
@@ -88,6 +94,8 @@ def _follow(first, p, q, u, v, assignment, loads, source_limit, target_limit, sl
     while top > 0 and loads[p] > source_limit and loads[q] < target_limit:
         top -= 1
         x = stack[top]
+        if indptr[x + 1] - indptr[x] > hub_degree:
+            continue   # a hub's edges are not scanned (each scan costs O(degree · parts); hubs are replicated anyway)
         for i in range(indptr[x], indptr[x + 1]):
             if loads[p] <= source_limit or loads[q] >= target_limit:
                 break
@@ -140,8 +148,12 @@ def rebalance_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slo
 
     Rounds: while a part is above `upper`, sources are those parts and targets the parts below `upper`;
     then, while a part is below `lower`, sources are parts above `lower` and targets the parts below it.
-    Each round scores every edge of every source by its cheapest move, sorts, and applies moves in that
-    order, re-scoring each one live and skipping it when its price went up (it is retried next round).
+    Each round scores the edges of the sources by their cheapest move, sorts, and applies moves in that
+    order, re-scoring each one live and skipping it when its price went up (it is retried next round). A round
+    first scores only the edges at vertices held by several parts or of degree 1 (every other edge costs two
+    new copies wherever it goes), found from the vertex side in O(n + their edges), when their incidence
+    entries are fewer than m/2 (meshes); when those do not restore the round's bound, the next round scores
+    every edge of the sources.
     """
     m = u.shape[0]
     loads = np.zeros(k, dtype=np.int64)
@@ -152,8 +164,14 @@ def rebalance_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slo
     n = indptr.shape[0] - 1
     stack = np.empty(n, dtype=np.int64)
     stamp = np.full(n, -1, dtype=np.int64)
+    hub_degree = max(64, (4 * 2 * m) // max(n, 1))
     chain = 0
     moves = 0
+    cand_all = np.empty(m, dtype=np.int64)
+    price_all = np.empty(m, dtype=np.int64)
+    edge_stamp = np.full(m, -1, dtype=np.int64)
+    round_id = 0
+    boundary_only = True
     while True:
         over = False
         under = False
@@ -171,21 +189,44 @@ def rebalance_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slo
             source_limit = lower
             target_limit = lower
         fallback = _least_loaded_below(loads, target_limit)
+        round_id += 1
         ncand = 0
-        for e in range(m):
-            if loads[assignment[e]] > source_limit:
-                ncand += 1
-        cand = np.empty(ncand, dtype=np.int64)
-        price = np.empty(ncand, dtype=np.int64)
-        c = 0
-        for e in range(m):
-            p = assignment[e]
-            if loads[p] > source_limit:
-                delta, q = _best_move(u[e], v[e], p, loads, target_limit, fallback, slot_ptr, slot_part,
-                                      slot_count, fill, count_a, count_b)
-                cand[c] = e
-                price[c] = delta
-                c += 1
+        if boundary_only:
+            # worth it only when the boundary is a small part of the graph (meshes); on social graphs nearly
+            # every vertex is held by several parts and the plain scan over the edges is cheaper
+            boundary_entries = 0
+            for x in range(n):
+                if fill[x] >= 2 or indptr[x + 1] - indptr[x] == 1:
+                    boundary_entries += indptr[x + 1] - indptr[x]
+            if 2 * boundary_entries > m:
+                boundary_only = False
+        if boundary_only:
+            # the cheap moves: edges at a vertex held by several parts, or at a degree-1 vertex (an interior
+            # edge of two inner vertices costs 2 wherever it goes); found from the vertices, not all m edges
+            for x in range(n):
+                if fill[x] < 2 and indptr[x + 1] - indptr[x] != 1:
+                    continue
+                for j in range(indptr[x], indptr[x + 1]):
+                    e = edge_of_entry[j]
+                    p = assignment[e]
+                    if edge_stamp[e] != round_id and loads[p] > source_limit:
+                        edge_stamp[e] = round_id
+                        delta, q = _best_move(u[e], v[e], p, loads, target_limit, fallback, slot_ptr, slot_part,
+                                              slot_count, fill, count_a, count_b)
+                        cand_all[ncand] = e
+                        price_all[ncand] = delta
+                        ncand += 1
+        else:
+            for e in range(m):
+                p = assignment[e]
+                if loads[p] > source_limit:
+                    delta, q = _best_move(u[e], v[e], p, loads, target_limit, fallback, slot_ptr, slot_part,
+                                          slot_count, fill, count_a, count_b)
+                    cand_all[ncand] = e
+                    price_all[ncand] = delta
+                    ncand += 1
+        cand = cand_all[:ncand]
+        price = price_all[:ncand]
         order = _order_by_price(price)
         moved_this_round = 0
         for i in range(ncand):
@@ -206,7 +247,16 @@ def rebalance_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slo
             moved_this_round += 1
             chain += 1
             moves += _follow(e, p, q, u, v, assignment, loads, source_limit, target_limit, slot_ptr, slot_part,
-                             slot_count, fill, indptr, targets, edge_of_entry, stack, stamp, chain)
+                             slot_count, fill, indptr, targets, edge_of_entry, stack, stamp, chain, hub_degree)
+        if boundary_only:
+            # the next round scans every edge when the boundary edges did not finish this round's job
+            unfinished = False
+            for q in range(k):
+                if loads[q] > upper or (not over and loads[q] < lower):
+                    unfinished = True
+            boundary_only = not unfinished
+            continue
         if moved_this_round == 0:
             break
+        boundary_only = True
     return moves

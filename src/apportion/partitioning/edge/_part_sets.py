@@ -7,8 +7,19 @@ min(deg(v), k) slots.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
+
+
+class PartSets(NamedTuple):
+    """The slot arrays of one assignment: slot_ptr (n+1,) int64, slot_part, slot_count (int32), fill (n,) int32."""
+
+    slot_ptr: np.ndarray
+    slot_part: np.ndarray
+    slot_count: np.ndarray
+    fill: np.ndarray
 
 
 def slot_offsets(degrees: np.ndarray, k: int) -> np.ndarray:

@@ -53,6 +53,8 @@ def reconstruct_copy_aware_kernel(clone_part, upper_entries, reverse, u, v, k, s
 
     Uncut edges go to their clones' part first; then each cut edge (canonical order) goes to whichever of its
     two candidate parts already holds more of its endpoints (fewer new copies), the lighter one on a tie.
+    Also returns the part sets it built on the way (slot_part, slot_count, fill over `slot_ptr`, see
+    _part_sets.py): those of the returned assignment, which the refinement reuses.
     """
     m = upper_entries.shape[0]
     n = slot_ptr.shape[0] - 1
@@ -80,7 +82,30 @@ def reconstruct_copy_aware_kernel(clone_part, upper_entries, reverse, u, v, k, s
             loads[q] += 1
             add_edge_to_part(slot_ptr, slot_part, slot_count, fill, u[e], q)
             add_edge_to_part(slot_ptr, slot_part, slot_count, fill, v[e], q)
-    return assignment, cut
+    return assignment, cut, slot_part, slot_count, fill
+
+
+@njit(cache=True, nogil=True)
+def psi_cut_kernel(indptr, clone_part, upper_entries, reverse):
+    """(auxiliary edges cut, dominant edges cut) in Ψ (cycle variant) by a partition of its clones, O(m).
+
+    Auxiliary edges: consecutive clones of a vertex and, for degree ≥ 3, its last and first clone (degree 2:
+    one edge). Dominant edges: the two clones (entries) of every canonical edge."""
+    dominant = 0
+    for e in range(upper_entries.shape[0]):
+        if clone_part[upper_entries[e]] != clone_part[reverse[upper_entries[e]]]:
+            dominant += 1
+    auxiliary = 0
+    n = indptr.shape[0] - 1
+    for x in range(n):
+        start = indptr[x]
+        end = indptr[x + 1]
+        for j in range(start, end - 1):
+            if clone_part[j] != clone_part[j + 1]:
+                auxiliary += 1
+        if end - start >= 3 and clone_part[end - 1] != clone_part[start]:
+            auxiliary += 1
+    return auxiliary, dominant
 
 
 @njit(cache=True, nogil=True)

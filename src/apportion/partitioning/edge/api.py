@@ -14,7 +14,7 @@ import numpy as np
 
 from apportion.errors import InputError
 from apportion.partitioning.edge.balance import rebalance
-from apportion.partitioning.edge.metrics import copy_statistics
+from apportion.partitioning.edge.incidence import edge_incidence
 from apportion.partitioning.edge.refine import refine_balanced
 from apportion.partitioning.edge.options import METHOD_OPTIONS, METHODS, REFINE_BY_DEFAULT, EdgePartitionOptions
 from apportion.partitioning.edge.result import EdgePartition, make_edge_partition
@@ -68,13 +68,14 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
     return opts
 
 
-def _run(graph, k, imbalance, seed, method, opts) -> tuple[np.ndarray, dict]:
+def _run(graph, k, imbalance, seed, method, opts, incidence, part_sets_out) -> tuple[np.ndarray, dict]:
     from apportion.partitioning.edge import ne, spac, streaming, wvp
 
     if method == "spac":
         return spac.spac(graph, k, imbalance, seed, dominant_weight=int(opts.dominant_weight),
                          vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance,
-                         vertex_preset=opts.vertex_preset, run_cap=int(opts.run_cap))
+                         vertex_preset=opts.vertex_preset, run_cap=int(opts.run_cap), incidence=incidence,
+                         part_sets_out=part_sets_out)
     if method == "random":
         return streaming.random_edges(graph, k, imbalance, seed), {}
     if method == "dbh":
@@ -88,7 +89,7 @@ def _run(graph, k, imbalance, seed, method, opts) -> tuple[np.ndarray, dict]:
                        vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance,
                        vertex_preset=opts.vertex_preset)
     if method == "ne":
-        return ne.neighbourhood_expansion(graph, k, imbalance, seed), {}
+        return ne.neighbourhood_expansion(graph, k, imbalance, seed, incidence=incidence), {}
     from apportion.partitioning.edge.hypergraph import hypergraph_partition
 
     return hypergraph_partition(graph, k, imbalance, seed, threads=opts.threads, preset=opts.preset)
@@ -120,26 +121,40 @@ def edge_partition(graph, k: int, *, method: str = "spac", imbalance: float = 0.
     imbalance = float(imbalance)
     seed = int(seed)
     start = time.perf_counter()
+    # the entry ↔ edge correspondence, computed once (O(n + m)): canonical endpoints for every method and the
+    # graph's own CSR as the incidence lists of the refinement and balancing kernels (no sort needed)
+    incidence = edge_incidence(graph) if graph.m > 0 and k > 1 else None
+    part_sets: list = []   # SPAC's reconstruction leaves the part sets of its assignment here for the refinement
     if graph.m == 0:
         assignment, details = np.zeros(0, dtype=np.int32), {}
     elif k == 1:
         assignment, details = np.zeros(graph.m, dtype=np.int32), {}
     else:
-        assignment, details = _run(graph, k, imbalance, seed, method, opts)
-    u, v, _ = graph.edges()
+        assignment, details = _run(graph, k, imbalance, seed, method, opts, incidence, part_sets)
+    if incidence is not None:
+        u, v = incidence.u, incidence.v
+        lists = (np.ascontiguousarray(graph.indptr, dtype=np.int64), incidence.targets, incidence.edge_of_entry)
+    else:
+        u, v, _ = graph.edges()
+        lists = None
     details = dict(details)
+    phase_s = dict(details.get("phase_s", {}))
     refine = method in REFINE_BY_DEFAULT if opts.refine is None else bool(opts.refine)
+    balance_s = 0.0
     if refine and k > 1 and graph.m > 0 and opts.refine_passes > 0:
-        before, _ = copy_statistics(u, v, assignment, graph.n, k)
         refine_start = time.perf_counter()
         assignment, stats = refine_balanced(u, v, assignment, graph.n, k, imbalance, seed=seed,
-                                            passes=int(opts.refine_passes))
-        details.setdefault("phase_s", {})
-        details["phase_s"] = dict(details["phase_s"], refine=time.perf_counter() - refine_start)
-        details["copies_before_refine"] = int(before)
+                                            passes=int(opts.refine_passes), lists=lists,
+                                            part_sets=part_sets[0] if part_sets else None)
+        balance_s = stats.pop("balance_s")
+        phase_s["refine"] = time.perf_counter() - refine_start - balance_s
         details.update(stats)
-    assignment, moves = rebalance(u, v, assignment, graph.n, k, imbalance)
+    balance_start = time.perf_counter()
+    assignment, moves = rebalance(u, v, assignment, graph.n, k, imbalance, lists=lists)
+    phase_s["balance"] = balance_s + time.perf_counter() - balance_start
     elapsed = time.perf_counter() - start
+    if "phase_s" in details or refine:
+        details["phase_s"] = phase_s
     details["refined"] = bool(refine)
     details["balance_moves"] = moves
     return make_edge_partition(graph, assignment, k, method, elapsed, details)

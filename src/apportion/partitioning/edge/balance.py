@@ -13,21 +13,21 @@ from typing import NamedTuple
 import numpy as np
 
 from apportion.partitioning.edge._balance_kernels import rebalance_kernel
-from apportion.partitioning.edge._part_sets import build_part_sets, slot_offsets
+from apportion.partitioning.edge._part_sets import PartSets, build_part_sets, slot_offsets
 from apportion.partitioning.edge.metrics import balanced_capacity
 
 
 def rebalance(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int,
-              imbalance: float) -> tuple[np.ndarray, int]:
+              imbalance: float, lists: tuple | None = None) -> tuple[np.ndarray, int]:
     """Return (balanced assignment, number of edge moves); `assignment` itself is not modified.
 
     Contract: afterwards every part holds between the bounds of `balanced_capacity(m, k, imbalance)`;
     an already balanced assignment comes back unchanged with 0 moves. Each move is the cheapest available
     (fewest new copies minus copies freed); after a move, the neighbouring edges that can follow for free
-    follow, so moved edges form connected regions.
+    follow, so moved edges form connected regions. `lists`: the incidence lists when the caller has them.
     """
     lower, upper = balanced_capacity(u.shape[0], k, imbalance)
-    return rebalance_within(u, v, assignment, n, k, lower, upper)
+    return rebalance_within(u, v, assignment, n, k, lower, upper, lists)
 
 
 def rebalance_within(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int, lower: int,
@@ -66,16 +66,23 @@ class EdgeMoveState(NamedTuple):
 
 
 def edge_move_state(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int,
-                    lists: tuple | None = None) -> EdgeMoveState:
+                    lists: tuple | None = None, part_sets: PartSets | None = None) -> EdgeMoveState:
     """Build the shared state for moving edges of `assignment` (which the kernels then update in place).
 
-    `lists` = incidence_lists(u, v, n) when already computed (they do not depend on the assignment)."""
+    `lists` = incidence_lists(u, v, n) when already computed (they do not depend on the assignment), or any
+    CSR (indptr, neighbour, canonical edge id) of the same edges — e.g. the graph's own CSR with
+    incidence.EdgeIncidence's targets and edge_of_entry; the kernels accept any order within a vertex.
+    `part_sets`: the part sets of this very assignment when the caller has them (SPAC's reconstruction builds
+    them); they are then updated in place."""
     u64 = np.ascontiguousarray(u, dtype=np.int64)
     v64 = np.ascontiguousarray(v, dtype=np.int64)
-    degrees = np.bincount(u64, minlength=n) + np.bincount(v64, minlength=n)
-    slot_ptr = slot_offsets(degrees, k)
-    slot_part, slot_count, fill = build_part_sets(u64, v64, assignment, slot_ptr, n)
     indptr, targets, edge_of_entry = incidence_lists(u64, v64, n) if lists is None else lists
+    degrees = np.diff(indptr)
+    if part_sets is not None:
+        slot_ptr, slot_part, slot_count, fill = part_sets
+    else:
+        slot_ptr = slot_offsets(degrees, k)
+        slot_part, slot_count, fill = build_part_sets(u64, v64, assignment, slot_ptr, n)
     return EdgeMoveState(u64, v64, degrees, slot_ptr, slot_part, slot_count, fill, indptr, targets, edge_of_entry)
 
 

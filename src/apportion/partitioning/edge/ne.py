@@ -21,9 +21,10 @@ def exact_part_sizes(m: int, k: int) -> np.ndarray:
     return sizes
 
 
-def neighbourhood_expansion(graph, k: int, imbalance: float, seed: int) -> np.ndarray:
-    """Assignment in canonical edge order; random restarts follow a seeded vertex order."""
-    inc = edge_incidence(graph)
+def neighbourhood_expansion(graph, k: int, imbalance: float, seed: int, incidence=None) -> np.ndarray:
+    """Assignment in canonical edge order; random restarts follow a seeded vertex order. `incidence`: the
+    graph's edge_incidence when the caller has it."""
+    inc = edge_incidence(graph) if incidence is None else incidence
     order = np.random.default_rng(seed).permutation(graph.n).astype(np.int64)
     return ne_kernel(graph.indptr, inc.targets, inc.edge_of_entry, graph.m, k, exact_part_sizes(graph.m, k),
                      order)

@@ -20,6 +20,8 @@ the copy-aware balancing step (balance.py), and refine again within the requeste
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from apportion.partitioning.edge._refine_kernels import refine_kernel, region_kernel
@@ -92,14 +94,18 @@ def relaxed_capacity(m: int, k: int, imbalance: float, slack: float) -> tuple[in
 def refine_balanced(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int, imbalance: float, *,
                     seed: int = 0, passes: int = DEFAULT_PASSES, slack: float = DEFAULT_SLACK,
                     regions: bool = True, rounds: int = DEFAULT_ROUNDS,
-                    region_rounds: int = DEFAULT_REGION_ROUNDS) -> tuple[np.ndarray, dict]:
+                    region_rounds: int = DEFAULT_REGION_ROUNDS,
+                    lists: tuple | None = None, part_sets=None) -> tuple[np.ndarray, dict]:
     """`rounds` times: refine within relaxed bounds (group moves, then region moves with rollback when
     `regions`, in the first `region_rounds` rounds), balance to `imbalance`, refine within the requested
     bounds. Returns (assignment, stats).
 
     The result satisfies balanced_capacity(m, k, imbalance) whatever the input. stats: copies removed by the
     relaxed and the strict refinement and edges moved in all (`refine_gain_relaxed`, `refine_gain_strict`,
-    `refine_moves`), and the balancing moves in between (`refine_balance_moves`).
+    `refine_moves`), the balancing moves in between (`refine_balance_moves`), the copies of the input
+    (`copies_before_refine`) and the seconds spent in the balancing steps (`balance_s`). `lists`: the incidence
+    lists (balance.incidence_lists, or the graph's own CSR with canonical edge ids) when the caller has them;
+    `part_sets`: the part sets (_part_sets.PartSets) of `assignment` when the caller has them (used in place).
     """
     m = u.shape[0]
     lower, upper = balanced_capacity(m, k, imbalance)
@@ -107,16 +113,21 @@ def refine_balanced(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int
     out = np.array(assignment, dtype=np.int32, copy=True)
     if m == 0 or k < 2:
         return out, {"refine_gain_relaxed": 0, "refine_gain_strict": 0, "refine_moves": 0,
-                     "refine_balance_moves": 0}
+                     "refine_balance_moves": 0, "copies_before_refine": 0, "balance_s": 0.0}
     # one move state for every step below: the kernels keep `out` and the per-vertex part sets in step
-    state = edge_move_state(u, v, out, n, k)
-    stats = {"refine_gain_relaxed": 0, "refine_gain_strict": 0, "refine_moves": 0, "refine_balance_moves": 0}
+    state = edge_move_state(u, v, out, n, k, lists, part_sets)
+    stats = {"refine_gain_relaxed": 0, "refine_gain_strict": 0, "refine_moves": 0, "refine_balance_moves": 0,
+             "copies_before_refine": int(np.maximum(state.fill.astype(np.int64) - 1, 0).sum()), "balance_s": 0.0}
     for r in range(max(1, rounds)):
+        started = time.perf_counter()
         out, moves_a = rebalance_within(u, v, out, n, k, wide_lower, wide_upper, state=state)
+        stats["balance_s"] += time.perf_counter() - started
         out, gain_relaxed, moved_relaxed = refine(u, v, out, n, k, wide_lower, wide_upper, seed=seed + 2 * r,
                                                   passes=passes, balance_moves=True,
                                                   regions=regions and r < region_rounds, state=state)
+        started = time.perf_counter()
         out, moves_b = rebalance_within(u, v, out, n, k, lower, upper, state=state)
+        stats["balance_s"] += time.perf_counter() - started
         out, gain_strict, moved_strict = refine(u, v, out, n, k, lower, upper, seed=seed + 2 * r + 1,
                                                 passes=passes, state=state)
         stats["refine_gain_relaxed"] += gain_relaxed

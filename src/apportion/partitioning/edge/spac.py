@@ -33,9 +33,9 @@ import time
 import numpy as np
 
 from apportion.graph.csr import Graph
-from apportion.partitioning.edge._part_sets import slot_offsets
-from apportion.partitioning.edge._spac_kernels import (clone_runs_kernel, reconstruct_copy_aware_kernel,
-                                                       reconstruct_kernel)
+from apportion.partitioning.edge._part_sets import PartSets, slot_offsets
+from apportion.partitioning.edge._spac_kernels import (clone_runs_kernel, psi_cut_kernel,
+                                                       reconstruct_copy_aware_kernel, reconstruct_kernel)
 from apportion.partitioning.edge.incidence import EdgeIncidence, edge_incidence
 from apportion.partitioning.edge.metrics import copy_statistics
 from apportion.partitioning.edge.vertex_partitioner import partition_vertices
@@ -107,16 +107,9 @@ def clone_runs(graph, run_cap: int, dominant_weight: int = DOMINANT_WEIGHT,
 def psi_cut(graph, clone_part: np.ndarray, incidence: EdgeIncidence | None = None) -> tuple[int, int]:
     """(auxiliary edges cut, dominant edges cut) in Ψ by a partition of its clones, without building Ψ."""
     inc = incidence if incidence is not None else edge_incidence(graph)
-    dominant = int(np.count_nonzero(clone_part[inc.upper_entries] != clone_part[inc.reverse[inc.upper_entries]]))
-    indptr = graph.indptr
-    position = np.arange(inc.sources.shape[0], dtype=np.int64)
-    start = indptr[inc.sources]
-    end = indptr[inc.sources + 1]
-    degree = end - start
-    following = np.where(position + 1 < end, position + 1, start)
-    cycle = (degree >= 3) | ((degree == 2) & (position == start))
-    auxiliary = int(np.count_nonzero(clone_part[position[cycle]] != clone_part[following[cycle]]))
-    return auxiliary, dominant
+    auxiliary, dominant = psi_cut_kernel(np.ascontiguousarray(graph.indptr, dtype=np.int64),
+                                         np.ascontiguousarray(clone_part), inc.upper_entries, inc.reverse)
+    return int(auxiliary), int(dominant)
 
 
 def _auxiliary_edges(graph) -> int:
@@ -137,7 +130,8 @@ def transformed_cut(transformed: Graph, clone_part: np.ndarray, dominant_weight:
 def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = DOMINANT_WEIGHT,
          vertex_partitioner: str = "apportion", vertex_imbalance: float | None = None,
          vertex_preset: str = "default", copy_aware: bool = True,
-         run_cap: int = RUN_CAP) -> tuple[np.ndarray, dict]:
+         run_cap: int = RUN_CAP, incidence: EdgeIncidence | None = None,
+         part_sets_out: list | None = None) -> tuple[np.ndarray, dict]:
     """SPAC steps 1–3 (without the final balancing, which api.edge_partition applies to every method).
 
     `vertex_imbalance` is the imbalance allowed to the vertex partitioner on the transformed graph (default:
@@ -146,11 +140,14 @@ def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = D
     endpoints (fewer new copies), the lighter part on a tie; False is the paper's rule (the lighter part).
     `run_cap` > 1 partitions the pre-clustered Ψ (`clone_runs`; capped at a quarter of a part's 2m/k clones so
     runs stay small against the parts), 1 the full Ψ.
+    `incidence`: the graph's edge_incidence when the caller has it. `part_sets_out`: a list to which the
+    copy-aware reconstruction appends the part sets of the returned assignment (_part_sets.PartSets), so the
+    refinement need not build them again.
     Returns (assignment in canonical edge order, details with the transformed graph's cut and the
     pre-balance copies, for Theorem 3.4).
     """
     t0 = time.perf_counter()
-    inc = edge_incidence(graph)
+    inc = edge_incidence(graph) if incidence is None else incidence
     cap = max(1, min(int(run_cap), (2 * graph.m // k) // 4))
     if cap > 1:
         transformed, clone_run = clone_runs(graph, cap, dominant_weight, inc)
@@ -162,15 +159,18 @@ def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = D
                                     preset=vertex_preset)
     clone_part = part if clone_run is None else np.ascontiguousarray(part[clone_run])
     t2 = time.perf_counter()
+    part_sets = None
     if copy_aware:
-        slot_ptr = slot_offsets(graph.degrees().astype(np.int64), k)
-        assignment, _ = reconstruct_copy_aware_kernel(clone_part, inc.upper_entries, inc.reverse, inc.u, inc.v, k,
-                                                      slot_ptr)
+        slot_ptr = slot_offsets(np.diff(graph.indptr).astype(np.int64), k)
+        assignment, _, slot_part, slot_count, fill = reconstruct_copy_aware_kernel(
+            clone_part, inc.upper_entries, inc.reverse, inc.u, inc.v, k, slot_ptr)
+        part_sets = PartSets(slot_ptr, slot_part, slot_count, fill)
+        copies_before = int(np.maximum(fill.astype(np.int64) - 1, 0).sum())
     else:
         assignment, _ = reconstruct_kernel(clone_part, inc.upper_entries, inc.reverse, k)
+        copies_before, _ = copy_statistics(inc.u, inc.v, assignment, graph.n, k)
     t3 = time.perf_counter()
     auxiliary_cut, dominant_cut = psi_cut(graph, clone_part, inc)
-    copies_before, _ = copy_statistics(inc.u, inc.v, assignment, graph.n, k)
     details = {
         "vertex_partitioner": used,
         "run_cap": cap,
@@ -183,4 +183,6 @@ def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = D
         "copies_before_balance": copies_before,
         "phase_s": {"transform": t1 - t0, "vertex_partition": t2 - t1, "reconstruct": t3 - t2},
     }
+    if part_sets_out is not None and part_sets is not None:
+        part_sets_out.append(part_sets)
     return assignment, details
