@@ -61,8 +61,12 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
         raise InputError(f"refine_passes must be an integer ≥ 0, got {opts.refine_passes!r}")
     if isinstance(opts.run_cap, bool) or not isinstance(opts.run_cap, (int, np.integer)) or opts.run_cap < 1:
         raise InputError(f"run_cap must be an integer ≥ 1, got {opts.run_cap!r}")
-    if opts.vertex_preset not in ("fast", "default", "strong"):
-        raise InputError(f"vertex_preset must be fast, default or strong, got {opts.vertex_preset!r}")
+    from apportion.partitioning.vertex.options import PartitionOptions
+
+    if not isinstance(opts.vertex_preset, PartitionOptions) and opts.vertex_preset not in ("fast", "default",
+                                                                                           "strong"):
+        raise InputError(f"vertex_preset must be fast, default, strong or a PartitionOptions, "
+                         f"got {opts.vertex_preset!r}")
     if opts.threads is not None and not (isinstance(opts.threads, int) and opts.threads >= 1):
         raise InputError(f"threads must be a positive integer, got {opts.threads!r}")
     return opts
