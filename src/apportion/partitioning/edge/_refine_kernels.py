@@ -128,7 +128,7 @@ def _split_gain(x, p, group_size, group_other, group_target, loads, upper, slot_
 
 @njit(cache=True, nogil=True)
 def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_count, fill, indptr, targets,
-                  edge_of_entry, order, passes, max_group, min_pass_gain, balance_moves, hub_degree):
+                  edge_of_entry, order, passes, max_group, min_pass_gain, balance_moves, hub_degree, active):
     """Label-propagation passes of vertex-group moves; `assignment` and the part sets are updated in place.
 
     A pass visits the vertices in `order`; for every vertex x held by at least two parts and every part p
@@ -136,7 +136,9 @@ def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
     largest positive gain (see _group_gain) when q stays within `upper` and p within `lower` — or, when that
     gains more, each edge to its own part among those already holding x (_split_gain). Every applied
     move lowers the copies by its gain, so the copies never increase. Stops after `passes` passes or when a
-    pass gains less than `min_pass_gain`. After the first pass only vertices near a change are revisited: the
+    pass gains less than `min_pass_gain`. The first pass visits the vertices marked in `active` (int8, n; all
+    of them for a fresh refinement, only those near the edges a balancing step moved for an incremental one;
+    the array is consumed). After the first pass only vertices near a change are revisited: the
     moved group's vertices and their neighbours (a vertex of degree above `hub_degree` does not wake its
     neighbours). Returns (total gain = copies removed, edges moved).
     """
@@ -160,7 +162,8 @@ def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
     group_target = np.empty(max_degree, dtype=np.int64)
     holds_x = np.zeros(k, dtype=np.int8)
     extra = np.zeros(k, dtype=np.int64)
-    active = np.ones(n, dtype=np.int8)
+    stale = np.zeros(k, dtype=np.int8)
+    stale_parts = np.empty(k, dtype=np.int64)
     next_active = np.zeros(n, dtype=np.int8)
     total_gain = 0
     moved = 0
@@ -170,39 +173,27 @@ def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
             x = order[i]
             if fill[x] < 2 or active[x] == 0:
                 continue
-            # bucket x's edges by part once (O(deg + parts)); rebuilt after each applied move
-            t = 0
-            nown = 0
-            rebuild = True
-            while True:
-                if t >= nown and not rebuild:
-                    break
-                if rebuild:
-                    # after a move the parts of x changed: rebuild, go on with the parts not tried yet
-                    rebuild = False
-                    tried = t
-                    nown = fill[x]
-                    position = 0
-                    for s in range(nown):
-                        own_parts[s] = slot_part[slot_ptr[x] + s]
-                        offset[own_parts[s]] = position
-                        cursor[own_parts[s]] = position
-                        position += slot_count[slot_ptr[x] + s]
-                    for j in range(indptr[x], indptr[x + 1]):
-                        e = edge_of_entry[j]
-                        c = cursor[assignment[e]]
-                        bucket_edges[c] = e
-                        bucket_other[c] = targets[j]
-                        cursor[assignment[e]] = c + 1
-                    if nown < 2:
-                        break
-                    t = min(tried, nown)
-                    if t >= nown:
-                        break
+            # bucket x's edges by part once (O(deg + parts)); a move p → q leaves the buckets of the other
+            # parts valid, so only the parts that received edges in this visit are skipped from then on (x is
+            # active again in the next pass)
+            nown = fill[x]
+            position = 0
+            for s in range(nown):
+                own_parts[s] = slot_part[slot_ptr[x] + s]
+                offset[own_parts[s]] = position
+                cursor[own_parts[s]] = position
+                position += slot_count[slot_ptr[x] + s]
+            for j in range(indptr[x], indptr[x + 1]):
+                e = edge_of_entry[j]
+                c = cursor[assignment[e]]
+                bucket_edges[c] = e
+                bucket_other[c] = targets[j]
+                cursor[assignment[e]] = c + 1
+            nstale = 0
+            for t in range(nown):
                 p = own_parts[t]
-                t += 1
                 size = cursor[p] - offset[p]
-                if size == 0 or size > max_group or fill[x] < 2 or loads[p] - size < lower:
+                if stale[p] == 1 or size == 0 or size > max_group or fill[x] < 2 or loads[p] - size < lower:
                     continue
                 g = size
                 group_edges = bucket_edges[offset[p]:offset[p] + g]
@@ -227,10 +218,13 @@ def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
                     add_edge_to_part(slot_ptr, slot_part, slot_count, fill, v[e], target)
                     assignment[e] = target
                     loads[target] += 1
+                    if stale[target] == 0:
+                        stale[target] = 1
+                        stale_parts[nstale] = target
+                        nstale += 1
                 loads[p] -= g
                 moved += g
                 pass_gain += gain
-                rebuild = True
                 next_active[x] = 1
                 for j in range(g):
                     w = group_other[j]
@@ -238,6 +232,8 @@ def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
                     if indptr[w + 1] - indptr[w] <= hub_degree:
                         for jj in range(indptr[w], indptr[w + 1]):
                             next_active[targets[jj]] = 1
+            for t in range(nstale):
+                stale[stale_parts[t]] = 0
         for y in range(n):
             active[y] = next_active[y]
             next_active[y] = 0
@@ -245,6 +241,28 @@ def refine_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
         if pass_gain < min_pass_gain:
             break
     return total_gain, moved
+
+
+@njit(cache=True, nogil=True)
+def mark_near_changes(before, after, u, v, indptr, targets, hub_degree):
+    """int8 marks of the endpoints of the edges whose part differs between `before` and `after`, and of their
+    neighbours (through endpoints of degree ≤ `hub_degree`): where an incremental refinement starts."""
+    n = indptr.shape[0] - 1
+    marks = np.zeros(n, dtype=np.int8)
+    for e in range(u.shape[0]):
+        if before[e] != after[e]:
+            for x in (u[e], v[e]):
+                if marks[x] == 2:
+                    continue
+                marks[x] = 2
+                if indptr[x + 1] - indptr[x] <= hub_degree:
+                    for j in range(indptr[x], indptr[x + 1]):
+                        if marks[targets[j]] == 0:
+                            marks[targets[j]] = 1
+    for x in range(n):
+        if marks[x] != 0:
+            marks[x] = 1
+    return marks
 
 
 @njit(cache=True, nogil=True)

@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from apportion.partitioning.edge._refine_kernels import refine_kernel, region_kernel
+from apportion.partitioning.edge._refine_kernels import mark_near_changes, refine_kernel, region_kernel
 from apportion.partitioning.edge.balance import edge_move_state, rebalance_within
 from apportion.partitioning.edge.metrics import balanced_capacity
 
@@ -42,7 +42,8 @@ REGION_HUB_FACTOR = 2   # region search skips vertices of degree above this many
 
 def refine(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int, lower: int, upper: int, *,
            seed: int = 0, passes: int = DEFAULT_PASSES, balance_moves: bool = False,
-           regions: bool = False, lists: tuple | None = None, state=None) -> tuple[np.ndarray, int, int]:
+           regions: bool = False, lists: tuple | None = None, state=None,
+           since: np.ndarray | None = None) -> tuple[np.ndarray, int, int]:
     """Return (refined assignment, copies removed, edges moved); `assignment` itself is not modified.
 
     Contract: every edge keeps exactly one part in 0..k−1; the copies Σ(p_v − 1) never increase (they drop
@@ -52,6 +53,8 @@ def refine(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int,
     lighter part. `lists`: balance.incidence_lists(u, v, n) when the caller already has them. With `state`
     (balance.edge_move_state of this very int32 `assignment`) the assignment and the state are updated in
     place instead (the caller keeps them together across steps) and the assignment itself is returned.
+    `since`: an earlier assignment that was already refined within these bounds; then the first pass only
+    visits the vertices near the edges that changed since (an incremental refinement; O(m) to find them).
     """
     out = assignment if state is not None else np.array(assignment, dtype=np.int32, copy=True)
     m = out.shape[0]
@@ -66,10 +69,15 @@ def refine(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int,
     hub_degree = max(64, int(REGION_HUB_FACTOR * 2 * m / max(n, 1)))
     copies = int(np.maximum(fill.astype(np.int64) - 1, 0).sum())
     min_pass_gain = max(1, int(MIN_PASS_GAIN * copies))
+    if since is None:
+        active = np.ones(n, dtype=np.int8)
+    else:
+        active = mark_near_changes(since, out, u64, v64, indptr, targets, hub_degree)
     gain, moved = refine_kernel(u64, v64, out, k, int(lower), int(upper), slot_ptr, slot_part, slot_count, fill,
                                 indptr, targets, edge_of_entry, order, int(passes), max_group, min_pass_gain,
-                                bool(balance_moves), hub_degree)
+                                bool(balance_moves), hub_degree, active)
     if regions:
+        before_regions = out.copy()
         more, more_moved = region_kernel(u64, v64, out, k, int(lower), int(upper), slot_ptr, slot_part, slot_count,
                                          fill, indptr, targets, edge_of_entry, order, max_group, REGION_PATIENCE,
                                          REGION_STEPS, hub_degree, REGION_SCAN_BUDGET, max(1, m),
@@ -77,9 +85,11 @@ def refine(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int,
         gain += more
         moved += more_moved
         if more > 0:
+            # group moves again, around the region moves only
+            active = mark_near_changes(before_regions, out, u64, v64, indptr, targets, hub_degree)
             again, again_moved = refine_kernel(u64, v64, out, k, int(lower), int(upper), slot_ptr, slot_part,
                                                slot_count, fill, indptr, targets, edge_of_entry, order, int(passes),
-                                               max_group, min_pass_gain, False, hub_degree)
+                                               max_group, min_pass_gain, False, hub_degree, active)
             gain += again
             moved += again_moved
     return out, int(gain), int(moved)
@@ -120,18 +130,23 @@ def refine_balanced(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int
     state = edge_move_state(u, v, out, n, k, lists, part_sets)
     stats = {"refine_gain_relaxed": 0, "refine_gain_strict": 0, "refine_moves": 0, "refine_balance_moves": 0,
              "copies_before_refine": int(np.maximum(state.fill.astype(np.int64) - 1, 0).sum()), "balance_s": 0.0}
+    # after the first relaxed refinement every step is incremental: it starts from the vertices near the edges
+    # moved since the last refined assignment (a refined assignment stays refined within tighter bounds)
+    refined = None
     for r in range(max(1, rounds)):
         started = time.perf_counter()
         out, moves_a = rebalance_within(u, v, out, n, k, wide_lower, wide_upper, state=state)
         stats["balance_s"] += time.perf_counter() - started
         out, gain_relaxed, moved_relaxed = refine(u, v, out, n, k, wide_lower, wide_upper, seed=seed + 2 * r,
                                                   passes=passes, balance_moves=True,
-                                                  regions=regions and r < region_rounds, state=state)
+                                                  regions=regions and r < region_rounds, state=state,
+                                                  since=refined)
+        refined = out.copy()
         started = time.perf_counter()
         out, moves_b = rebalance_within(u, v, out, n, k, lower, upper, state=state)
         stats["balance_s"] += time.perf_counter() - started
         out, gain_strict, moved_strict = refine(u, v, out, n, k, lower, upper, seed=seed + 2 * r + 1,
-                                                passes=passes, state=state)
+                                                passes=passes, state=state, since=refined)
         stats["refine_gain_relaxed"] += gain_relaxed
         stats["refine_gain_strict"] += gain_strict
         stats["refine_moves"] += moved_relaxed + moved_strict
