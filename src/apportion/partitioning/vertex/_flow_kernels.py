@@ -370,7 +370,8 @@ def _fits(weight, limit):
 
 
 @njit(cache=True, nogil=True)
-def flowcutter(start, head, cap, rev, node_weights, origin, limit_a, limit_b, initial_cut, seed, source_side):
+def flowcutter(start, head, cap, rev, node_weights, origin, limit_a, limit_b, initial_cut, seed, source_side,
+               max_flow_piercings):
     """A balanced minimum cut of the network below `initial_cut`, FlowCutter-style (Hamann and Strasser 2018;
     Gottesbüren, Heuer and Sanders, SEA 2020, as in Mt-KaHyPar's flow refinement).
 
@@ -380,8 +381,9 @@ def flowcutter(start, head, cap, rev, node_weights, origin, limit_a, limit_b, in
     the more balanced one is taken. Otherwise the lighter side (relative to its limit) becomes all terminals and
     one border node is pierced into it (one the other side cannot reach first: the flow stays the same), and
     the loop goes on with more flow where needed, until a balanced cut is found or the flow reaches
-    `initial_cut`. Sets source_side[x] for every node; returns the cut value, or -1 when none below
-    `initial_cut` was found."""
+    `initial_cut`, or more than `max_flow_piercings` piercings needed more flow (each costs a max-flow
+    update). Sets source_side[x] for every node; returns the cut value, or -1 when none below `initial_cut` was
+    found."""
     nodes = start.shape[0] - 1
     ncon = node_weights.shape[1]
     s = nodes - 2
@@ -413,6 +415,7 @@ def flowcutter(start, head, cap, rev, node_weights, origin, limit_a, limit_b, in
     nborder_s = 0
     nborder_t = 0
     flow_value = 0
+    pierced_with_flow = 0
     recompute = True
     need_augment = True
     for _ in range(nodes + 2):
@@ -465,16 +468,20 @@ def flowcutter(start, head, cap, rev, node_weights, origin, limit_a, limit_b, in
         if v < 0:
             return -1
         if (grow_source and in_t[v]) or (not grow_source and in_s[v]):
-            # piercing into the other side's reach adds flow: both sides become terminals (so they only grow)
+            # piercing into the other side's reach adds flow: the growing side's reach becomes terminals (so
+            # that side only grows, as in FlowCutter)
             for x in range(nodes):
-                if in_s[x]:
+                if grow_source and in_s[x]:
                     is_source[x] = True
-                if in_t[x]:
+                elif not grow_source and in_t[x]:
                     is_sink[x] = True
             if grow_source:
                 is_source[v] = True
             else:
                 is_sink[v] = True
+            pierced_with_flow += 1
+            if pierced_with_flow > max_flow_piercings:
+                return -1
             need_augment = True
             recompute = True
         else:
@@ -494,7 +501,7 @@ def flowcutter(start, head, cap, rev, node_weights, origin, limit_a, limit_b, in
 
 @njit(cache=True, nogil=True)
 def refine_pair(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, block_a, block_b,
-                region_fraction, boundary, local, region, seed):
+                region_fraction, boundary, local, region, seed, max_flow_piercings):
     """Flow-based refinement of the blocks block_a and block_b (KaFFPa's flow refinement, Sanders and Schulz
     2011, with FlowCutter's balanced cuts as in Mt-KaHyPar).
 
@@ -539,7 +546,7 @@ def refine_pair(indptr, indices, edge_weights, vertex_weights, part, bw, max_wei
         value = -1
         if cut > 0:
             value = flowcutter(start, head, cap, rev, node_weights, origin, max_weights[block_a], max_weights[block_b],
-                               cut, seed, source_side)
+                               cut, seed, source_side, max_flow_piercings)
         if value >= 0:
             # recount the chosen split's cut in the network: the move is kept only when it is exactly lower
             new_cut = 0

@@ -91,7 +91,12 @@ def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.
     refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 1, boundary,
               options.fm_min_improvement)
     if options.flow_rounds > 0 and graph.n >= options.flow_min_vertices:
+        before = part.copy()
         if refine_flows(graph, part, bw, max_weights, options.flow_rounds, options.flow_region_fraction,
                         seed + 2) > 0:
+            # FM once more around what the flows moved (a flow cut is a minimum cut of its region only)
+            moved = np.flatnonzero(part != before).astype(np.int32)
+            around = boundary_vertices(graph.indptr, graph.indices, part,
+                                       touched_vertices(graph.indptr, graph.indices, moved[:0], moved))
             refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 3,
-                      all_boundary_vertices(graph, part), options.fm_min_improvement)
+                      around, options.fm_min_improvement)
