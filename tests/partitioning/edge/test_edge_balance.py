@@ -56,3 +56,26 @@ def test_rebalance_prefers_cheap_moves():
     out, _ = rebalance(u, v, np.zeros(6, dtype=np.int32), g.n, 2, 0.0)
     copies, _ = copy_statistics(u, v, out, g.n, 2)
     assert copies == 1   # one contiguous cut of the path
+
+
+@settings(max_examples=40, deadline=None)
+@given(side=st.integers(4, 14), k=st.integers(2, 6), shift=st.integers(0, 40), eps=st.sampled_from([0.0, 0.05]))
+def test_rebalance_from_a_blocky_assignment(side, k, shift, eps):
+    """A mesh whose parts are contiguous blocks (few boundary vertices: the balancing scores its boundary edges
+    first) still reaches the bounds, and the copies it reports match an independent recount."""
+    from apportion.graph.generate import generate
+    from apportion.graph.metrics import edge_partition_metrics
+
+    g = generate("grid2d", side * side)
+    if g.m < k:
+        return
+    u, v, _ = g.edges()
+    a = np.minimum((np.arange(g.m) + shift) * k // (g.m + 2 * shift), k - 1).astype(np.int32)
+    out, moves = rebalance(u, v, a, g.n, k, eps)
+    lower, upper = balanced_capacity(g.m, k, eps)
+    counts = np.bincount(out, minlength=k)
+    assert counts.max() <= upper and counts.min() >= lower
+    assert moves >= int(np.count_nonzero(out != a))
+    again, _ = rebalance(u, v, a, g.n, k, eps)
+    assert np.array_equal(out, again)
+    assert copy_statistics(u, v, out, g.n, k)[0] == edge_partition_metrics(g, out, k).vertex_copies

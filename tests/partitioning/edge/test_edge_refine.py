@@ -116,3 +116,63 @@ def test_region_moves_cross_a_plateau():
     a = np.array([0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1, 1], dtype=np.int32)
     out, gain, _ = refine(u, v, a, g.n, 2, 5, 7, seed=0, regions=True)
     assert _brute_copies(u, v, out, g.n) == 1 and gain == 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(case=graphs_and_assignments(), data=st.data(), seed=st.integers(0, 3))
+def test_incremental_refine_keeps_the_contract(case, data, seed):
+    """refine(since=earlier): the first pass starts near the edges changed since; gain exact, bounds hold."""
+    g, k, a = case
+    if g.m == 0:
+        return
+    u, v, _ = g.edges()
+    earlier = np.array(data.draw(st.lists(st.integers(0, k - 1), min_size=g.m, max_size=g.m)), dtype=np.int32)
+    loads = np.bincount(a, minlength=k)
+    lower, upper = int(loads.min()), int(loads.max())
+    out, gain, _ = refine(u, v, a, g.n, k, lower, upper, seed=seed, since=earlier)
+    before = _brute_copies(u, v, a, g.n)
+    assert before - _brute_copies(u, v, out, g.n) == gain >= 0
+    new_loads = np.bincount(out, minlength=k)
+    assert new_loads.max() <= upper and new_loads.min() >= lower
+    if np.array_equal(earlier, a):
+        assert gain == 0 and np.array_equal(out, a)                        # nothing changed: nothing to visit
+    again, _, _ = refine(u, v, a, g.n, k, lower, upper, seed=seed, since=earlier)
+    assert np.array_equal(out, again)
+
+
+@settings(max_examples=100, deadline=None)
+@given(case=graphs_and_assignments(), data=st.data(), hub=st.integers(0, 6))
+def test_mark_near_changes_matches_a_direct_count(case, data, hub):
+    from apportion.partitioning.edge._refine_kernels import mark_near_changes
+    from apportion.partitioning.edge.incidence import edge_incidence
+
+    g, k, a = case
+    if g.m == 0:
+        return
+    b = np.array(data.draw(st.lists(st.integers(0, k - 1), min_size=g.m, max_size=g.m)), dtype=np.int32)
+    inc = edge_incidence(g)
+    marks = mark_near_changes(a, b, inc.u, inc.v, g.indptr.astype(np.int64), inc.targets, hub)
+    nx_graph = g.to_networkx()
+    expected = set()
+    for e in np.flatnonzero(a != b):
+        for x in (int(inc.u[e]), int(inc.v[e])):
+            expected.add(x)
+            if nx_graph.degree(x) <= hub:
+                expected.update(nx_graph.neighbors(x))
+    assert set(np.flatnonzero(marks).tolist()) == expected
+
+
+def test_refine_balanced_reuses_given_part_sets():
+    """Part sets passed in (as SPAC's reconstruction builds them) give the same result as building them."""
+    from apportion.partitioning.edge._part_sets import PartSets, build_part_sets, slot_offsets
+    from apportion.graph.generate import generate
+
+    g = generate("delaunay", 400, seed=3)
+    u, v, _ = g.edges()
+    a = (np.arange(g.m) * 7 // g.m).astype(np.int32)
+    ptr = slot_offsets(np.diff(g.indptr).astype(np.int64), 7)
+    sets = PartSets(ptr, *build_part_sets(u.astype(np.int64), v.astype(np.int64), a, ptr, g.n))
+    plain, _ = refine_balanced(u, v, a, g.n, 7, 0.0, seed=2)
+    shared, stats = refine_balanced(u, v, a, g.n, 7, 0.0, seed=2, part_sets=sets)
+    assert np.array_equal(plain, shared)
+    assert stats["copies_before_refine"] == _brute_copies(u, v, a, g.n)

@@ -139,3 +139,21 @@ def test_preclustered_spac_exact_balance_recount_and_determinism(run_cap):
     assert d["transformed_vertices"] == 2 * g.m
     assert (d["partitioned_vertices"] == 2 * g.m) == (run_cap == 1)
     assert d["copies_before_balance"] <= d["auxiliary_edges_cut"] + d["dominant_edges_cut"]
+    assert set(d["phase_s"]) == {"transform", "vertex_partition", "reconstruct", "refine", "balance"}
+    assert d["copies_before_refine"] == d["copies_before_balance"]
+
+
+def test_spac_accepts_partition_options_and_rejects_other_presets():
+    from apportion.errors import InputError
+    from apportion.graph.metrics import edge_partition_metrics
+    from apportion.partitioning.vertex.options import preset_options
+
+    g = Graph.from_networkx(nx.barabasi_albert_graph(300, 3, seed=4))
+    options = preset_options("fast", fm_passes=1, initial_tries=2)
+    first = edge_partition(g, 5, method="spac", seed=1, vertex_preset=options)
+    assert np.array_equal(first.assignment, edge_partition(g, 5, method="spac", seed=1,
+                                                           vertex_preset=options).assignment)
+    assert set(first.edges_per_part.tolist()) <= {g.m // 5, -(-g.m // 5)}
+    assert edge_partition_metrics(g, first.assignment, k=5).vertex_copies == first.vertex_copies
+    with pytest.raises(InputError):
+        edge_partition(g, 5, method="spac", vertex_preset="fastest")
