@@ -29,8 +29,9 @@ def _random_weighted_graph(n: int, m: int, ncon: int, seed: int) -> Graph:
 
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(4, 60), density=st.floats(1.0, 4.0), k=st.integers(2, 5), ncon=st.integers(1, 2),
-       slack=st.integers(0, 3), fraction=st.sampled_from([0.1, 0.5, 1.0]), seed=st.integers(0, 10_000))
-def test_flows_never_worsen_cut_or_break_limits(n, density, k, ncon, slack, fraction, seed):
+       slack=st.integers(0, 3), fraction=st.sampled_from([0.1, 0.5, 1.0]), depth=st.sampled_from([0, 1, 3]),
+       seed=st.integers(0, 10_000))
+def test_flows_never_worsen_cut_or_break_limits(n, density, k, ncon, slack, fraction, depth, seed):
     graph = _random_weighted_graph(n, int(density * n), ncon, seed)
     rng = np.random.default_rng(seed + 1)
     part = rng.integers(0, k, size=n).astype(np.int32)
@@ -39,7 +40,7 @@ def test_flows_never_worsen_cut_or_break_limits(n, density, k, ncon, slack, frac
     # limits that the random split meets, with a little random room: blocks at or near their limits
     limits = bw + rng.integers(0, slack + 1, size=bw.shape)
     cut_before, _ = recount(graph, part, k)
-    gain = refine_flows(level, part, bw, limits, 3, fraction, seed)
+    gain = refine_flows(level, part, bw, limits, 3, fraction, seed, max_depth=depth)
     cut_after, weights = recount(graph, part, k)
     assert gain >= 0
     assert cut_after == cut_before - gain
@@ -48,7 +49,7 @@ def test_flows_never_worsen_cut_or_break_limits(n, density, k, ncon, slack, frac
 
     again = np.random.default_rng(seed + 1).integers(0, k, size=n).astype(np.int32)
     bw_again = block_weights(level.vertex_weights, again, k)
-    refine_flows(level, again, bw_again, limits, 3, fraction, seed)
+    refine_flows(level, again, bw_again, limits, 3, fraction, seed, max_depth=depth)
     assert np.array_equal(again, part)  # same seed, same result
 
 

@@ -61,12 +61,13 @@ def quotient_edges(indptr, indices, edge_weights, part, k, boundary):
 
 
 @njit(cache=True, nogil=True)
-def _grow_side(indptr, indices, edge_weights, vertex_weights, part, own, other, boundary, bound, local, region,
-               count):
+def _grow_side(indptr, indices, edge_weights, vertex_weights, part, own, other, boundary, bound, max_depth, local,
+               region, count):
     """Breadth-first search inside block `own` from its vertices adjacent to block `other`, taking a vertex
     only while the side's weight stays within `bound` in every constraint. The search starts from the vertices
     most strongly connected to `other` (ties in boundary order), so vertices that belong there enter the region
-    first and what is left for the terminal is the block's firm part. Appends the vertices to `region` from
+    first and what is left for the terminal is the block's firm part. No vertex farther than `max_depth` hops
+    from the seeds is taken (0: no limit). Appends the vertices to `region` from
     position `count`, sets local[v] to their position; returns the new count."""
     ncon = vertex_weights.shape[1]
     taken = np.zeros(ncon, dtype=np.int64)
@@ -110,7 +111,14 @@ def _grow_side(indptr, indices, edge_weights, vertex_weights, part, own, other, 
         region[count] = v
         count += 1
     head = start
+    layer_end = count
+    depth = 0
     while head < count:
+        if head == layer_end:
+            depth += 1
+            layer_end = count
+        if max_depth > 0 and depth >= max_depth:
+            break
         v = region[head]
         head += 1
         for e in range(indptr[v], indptr[v + 1]):
@@ -501,12 +509,12 @@ def flowcutter(start, head, cap, rev, node_weights, origin, limit_a, limit_b, in
 
 @njit(cache=True, nogil=True)
 def refine_pair(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, block_a, block_b,
-                region_fraction, boundary, local, region, seed, max_flow_piercings):
+                region_fraction, max_depth, boundary, local, region, seed, max_flow_piercings):
     """Flow-based refinement of the blocks block_a and block_b (KaFFPa's flow refinement, Sanders and Schulz
     2011, with FlowCutter's balanced cuts as in Mt-KaHyPar).
 
     The region grows breadth-first from the common boundary inside A, up to (room left in B) +
-    region_fraction * B's limit of weight (never all of A), and likewise inside B; the rest of A becomes the
+    region_fraction * B's limit of weight (never all of A) and `max_depth` hops (0: no limit), and likewise inside B; the rest of A becomes the
     source, the rest of B the sink, and `flowcutter` looks for a balanced minimum cut. It is applied only when
     it cuts less than the current split and both blocks stay within their limits (every constraint). Edges to
     other blocks are cut either way, so the k-way cut drops by exactly the gain. Updates part and bw; `local`
@@ -520,10 +528,10 @@ def refine_pair(indptr, indices, edge_weights, vertex_weights, part, bw, max_wei
         bound_a[c] = min(room_b + np.int64(region_fraction * max_weights[block_b, c]), bw[block_a, c] - 1)
         bound_b[c] = min(room_a + np.int64(region_fraction * max_weights[block_a, c]), bw[block_b, c] - 1)
     count = _grow_side(indptr, indices, edge_weights, vertex_weights, part, block_a, block_b, boundary, bound_a,
-                       local, region, 0)
+                       max_depth, local, region, 0)
     count_a = count
     count = _grow_side(indptr, indices, edge_weights, vertex_weights, part, block_b, block_a, boundary, bound_b,
-                       local, region, count)
+                       max_depth, local, region, count)
     gain = 0
     if count_a > 0 and count > count_a:
         start, head, cap, rev, cut = _build_network(indptr, indices, edge_weights, part, region, count, local,

@@ -28,7 +28,7 @@ def block_pairs(graph: LevelGraph, part: np.ndarray, k: int, boundary: np.ndarra
 
 def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray, rounds: int,
                  region_fraction: float, seed: int, boundary: np.ndarray | None = None, retries: int = 1,
-                 retry_shrink: float = 0.25, max_flow_piercings: int = 1 << 30) -> int:
+                 retry_shrink: float = 0.25, max_flow_piercings: int = 1 << 30, max_depth: int = 0) -> int:
     """Rounds of flow refinement over the quotient graph's edges (KaFFPa's active-block scheduling): round one
     visits every adjacent pair, heaviest cut first; later rounds only pairs with a block that changed in the
     round before; stops after `rounds` rounds or a round without improvement.
@@ -38,8 +38,10 @@ def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weight
     multiplied by `retry_shrink` each time (KaFFPa's adaptive region size: in a large region the minimum cuts
     are often unbalanced and the search for a balanced one exceeds the current cut; on wing, k = 2, a region
     of 0.25 finds nothing where 0.1 gains 10 %). `max_flow_piercings` bounds the piercings that need more
-    flow per pair. Never increases the cut; never pushes a block above `max_weights` (in
-    any constraint). Deterministic for a given seed. Updates part and bw; returns the cut decrease.
+    flow per pair; `max_depth` (> 0) bounds the region's distance in hops from the common boundary (on large
+    blocks the weight bound alone makes regions of 10^5 vertices: delaunay 2^18, k = 2, 5 s for one round
+    against 0.8 s with 8 hops). Never increases the cut; never pushes a block above `max_weights` (in any
+    constraint). Deterministic for a given seed. Updates part and bw; returns the cut decrease.
     """
     from apportion.partitioning.vertex.refine import all_boundary_vertices
 
@@ -66,7 +68,8 @@ def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weight
             fraction = float(region_fraction)
             for _ in range(1 + retries):
                 gain = int(refine_pair(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights,
-                                       part, bw, max_weights, int(a), int(b), fraction, boundary, local, region,
+                                       part, bw, max_weights, int(a), int(b), fraction, int(max_depth), boundary,
+                                       local, region,
                                        pair_seed, max_flow_piercings))
                 if gain > 0:
                     break

@@ -55,6 +55,8 @@ class PartitionOptions:
             edges heaviest first; later rounds only pairs with a block changed in the round before.
         flow_region_fraction: the region grown inside block A for the pair (A, B) may weigh up to B's free room
             plus this fraction of B's limit (and likewise inside B): larger regions find more cuts, cost more.
+        flow_region_depth: ... and reach at most this many hops from the common boundary (0: no limit; bounds
+            the regions of large blocks, where the weight bound alone allows 10^5 vertices).
         flow_min_vertices: flows run only on levels with at least this many vertices (the finer levels).
     Repetitions:
         multilevel_runs: independent multilevel cycles with different seeds; the one with the smallest cut is
@@ -95,6 +97,7 @@ class PartitionOptions:
     fm_min_improvement: float = 0.002
     flow_rounds: int = 0
     flow_region_fraction: float = 0.5
+    flow_region_depth: int = 0
     flow_min_vertices: int = 0
     vcycles: int = 0
     multilevel_runs: int = 1
@@ -120,11 +123,11 @@ PRESETS: dict[str, PartitionOptions] = {
                                 fm_stop_fraction=0.25, skewed_degree_ratio=100.0),
     "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
                                initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
-                               fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=5,
-                               large_level_clustering_rounds=6, run_coarsest_per_block=(60, 20),
-                               run_clustering_rating=("heavy", "heavy", "normalized", "normalized", "heavy"),
-                               run_coarsening=("clustering",) * 4 + ("auto",), multilevel_runs=5,
-                               flow_rounds=1, flow_region_fraction=0.25),
+                               fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=2,
+                               large_level_clustering_rounds=6, run_coarsest_per_block=(60, 20, 60),
+                               run_clustering_rating=("heavy", "normalized", "heavy"),
+                               run_coarsening=("clustering", "clustering", "auto"), multilevel_runs=3,
+                               flow_rounds=1, flow_region_fraction=0.25, flow_region_depth=8),
 }
 
 
