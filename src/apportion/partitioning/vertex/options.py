@@ -57,6 +57,9 @@ class PartitionOptions:
             plus this fraction of B's limit (and likewise inside B): larger regions find more cuts, cost more.
         flow_region_depth: ... and reach at most this many hops from the common boundary (0: no limit; bounds
             the regions of large blocks, where the weight bound alone allows 10^5 vertices).
+        flow_max_piercings: a pair's search for a balanced cut gives up after this many piercings that needed
+            more flow (each a max-flow update of the whole region: on astro-ph, k = 2, unbounded searches took
+            4 s per finest level for a 1 % gain).
         flow_min_vertices: flows run only on levels with at least this many vertices (the finer levels).
     Repetitions:
         multilevel_runs: independent multilevel cycles with different seeds; the one with the smallest cut is
@@ -98,6 +101,7 @@ class PartitionOptions:
     flow_rounds: int = 0
     flow_region_fraction: float = 0.5
     flow_region_depth: int = 0
+    flow_max_piercings: int = 16
     flow_min_vertices: int = 0
     vcycles: int = 0
     multilevel_runs: int = 1

@@ -93,7 +93,8 @@ def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.
     if options.flow_rounds > 0 and graph.n >= options.flow_min_vertices:
         before = part.copy()
         if refine_flows(graph, part, bw, max_weights, options.flow_rounds, options.flow_region_fraction,
-                        seed + 2, max_depth=options.flow_region_depth) > 0:
+                        seed + 2, max_depth=options.flow_region_depth,
+                        max_flow_piercings=options.flow_max_piercings) > 0:
             # FM once more around what the flows moved (a flow cut is a minimum cut of its region only)
             moved = np.flatnonzero(part != before).astype(np.int32)
             around = boundary_vertices(graph.indptr, graph.indices, part,
