@@ -164,6 +164,26 @@ def quality_tables(results):
     return "\n".join(tq), "\n".join(tt), "\n".join(summary)
 
 
+PHASES = ("transform", "vertex_partition", "reconstruct", "refine", "balance")
+
+
+def phase_table(results) -> str:
+    """SPAC's seconds per phase (EdgePartition.details["phase_s"]) beside its total and Mt-KaHyPar's time."""
+    lines = ["| graph | k | " + " | ".join(PHASES) + " | other | SPAC total | Mt-KaHyPar | ratio |",
+             "|---" * (2 + len(PHASES) + 4) + "|"]
+    for name, _, k, rows in results:
+        if "spac" not in rows:
+            continue
+        spac = rows["spac"]
+        phases = spac.details.get("phase_s", {})
+        cells = [f"{phases.get(ph, 0.0):.3f}" for ph in PHASES]
+        other = spac.time_s - sum(phases.get(ph, 0.0) for ph in PHASES)
+        ref = rows["hypergraph"].time_s if "hypergraph" in rows else None
+        lines.append(f"| {name} | {k} | " + " | ".join(cells) + f" | {other:.3f} | {spac.time_s:.3f} | "
+                     + (f"{ref:.2f} | {ref / spac.time_s:.1f}× |" if ref else "– | – |"))
+    return "\n".join(lines)
+
+
 def spmv_table(graphs, methods, quick: bool, threads: int):
     from apportion.apps.spmv import spmv
 
@@ -280,14 +300,19 @@ def main(argv=None) -> int:
                 limit = args.hypergraph_limit if name in LIMITED else None
                 results.append((name, g.m, k, run_methods(g, k, methods_for(name, k), args.threads, limit)))
         quality, times, summary = quality_tables(results)
+        phases = phase_table(results)
         print(quality)
         print(times)
+        print(phases)
         print(summary)
         if not args.no_write:
             write_section("edge-quality", stamp + "\n\nVertex copies Σ(p_v − 1) per method (imbalance 0):\n\n"
                           + quality + "\n\nIssue targets over the runs above that have Mt-KaHyPar (the last row: "
                           "over every run):\n\n" + summary)
             write_section("edge-time", stamp + "\n\nSeconds per method (partition only):\n\n" + times)
+            write_section("edge-phases", stamp + "\n\nSPAC's seconds per phase (`details[\"phase_s\"]`; other = "
+                          "the edge incidence and bookkeeping) beside Mt-KaHyPar's time in the same run:\n\n"
+                          + phases)
     if "spmv" not in skip:
         spmv_graphs = [(name, g) for name, g in graphs if name in ("wiki-Vote", "astro-ph", "delaunay_n15")]
         table = spmv_table(spmv_graphs, SPMV_METHODS, args.quick, args.threads)

@@ -63,8 +63,8 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
         raise InputError(f"run_cap must be an integer ≥ 1, got {opts.run_cap!r}")
     from apportion.partitioning.vertex.options import PartitionOptions
 
-    if not isinstance(opts.vertex_preset, PartitionOptions) and opts.vertex_preset not in ("fast", "default",
-                                                                                           "strong"):
+    if opts.vertex_preset is not None and not isinstance(opts.vertex_preset, PartitionOptions) \
+            and opts.vertex_preset not in ("fast", "default", "strong"):
         raise InputError(f"vertex_preset must be fast, default, strong or a PartitionOptions, "
                          f"got {opts.vertex_preset!r}")
     if opts.threads is not None and not (isinstance(opts.threads, int) and opts.threads >= 1):
@@ -91,7 +91,7 @@ def _run(graph, k, imbalance, seed, method, opts, incidence, part_sets_out) -> t
     if method in ("wvp-random", "wvp-greedy"):
         return wvp.wvp(graph, k, imbalance, seed, greedy=method == "wvp-greedy",
                        vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance,
-                       vertex_preset=opts.vertex_preset)
+                       vertex_preset="default" if opts.vertex_preset is None else opts.vertex_preset)
     if method == "ne":
         return ne.neighbourhood_expansion(graph, k, imbalance, seed, incidence=incidence), {}
     from apportion.partitioning.edge.hypergraph import hypergraph_partition

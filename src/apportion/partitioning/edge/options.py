@@ -15,7 +15,9 @@ class EdgePartitionOptions:
     lam: HDRF's balance weight λ (default 1).
     threads: Mt-KaHyPar threads (None: all cores).
     preset: Mt-KaHyPar preset: default, quality, deterministic, large_k.
-    vertex_preset: preset of apportion's vertex partitioner for SPAC/WVP: "fast", "default", "strong".
+    vertex_preset: preset of apportion's vertex partitioner for SPAC/WVP: "fast", "default", "strong", or a
+        PartitionOptions; None = the method's own (SPAC: its pinned run-graph options, spac.RUN_GRAPH_OPTIONS;
+        WVP: "default").
     refine: run the group-move refinement (refine.py) after the method: None = the method's default
         (on for spac and ne, off for the others, which stay the published baselines).
     refine_passes: label-propagation passes of each refinement round (default 6).
@@ -29,7 +31,7 @@ class EdgePartitionOptions:
     lam: float = 1.0
     threads: int | None = None
     preset: str = "default"
-    vertex_preset: str = "default"
+    vertex_preset: object = None
     refine: bool | None = None
     refine_passes: int = 6
     run_cap: int = 32

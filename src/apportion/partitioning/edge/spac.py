@@ -43,6 +43,28 @@ from apportion.partitioning.edge.vertex_partitioner import partition_vertices
 DOMINANT_WEIGHT = 1000
 RUN_CAP = 32
 
+# The vertex partitioner's options for the run graph, pinned here so that SPAC does not move when the vertex
+# partitioner's presets are retuned: the `default` preset as of this writing with two label-propagation rounds
+# per coarsening level instead of three (same copies on delaunay_n15 and wing at k = 4, 16 over three seeds,
+# about 10 % less partitioning time). Fields not named keep PartitionOptions' own defaults.
+RUN_GRAPH_OPTIONS = dict(
+    coarsening="clustering", matching="mutual", skewed_degree_ratio=100.0, skewed_coarsening="auto",
+    matching_rounds=4, clustering_rounds=2, clustering_rating="heavy", clustering_batches=8,
+    clustering_stop_fraction=0.02, large_level=500_000, large_level_clustering_rounds=2, coarsest_per_block=30,
+    coarsest_min=200, min_shrink=0.9, cluster_weight_fraction=1.0, two_hop_threshold=0.75, initial_tries=8,
+    initial_fm_passes=4, bisection_coarsest=80, lp_refine_passes=3, fm_passes=8, fm_stop_fraction=0.25,
+    fm_min_improvement=0.002, vcycles=0, multilevel_runs=1,
+)
+
+
+def run_graph_options():
+    """SPAC's pinned PartitionOptions for the run graph (RUN_GRAPH_OPTIONS over PartitionOptions' defaults)."""
+    from dataclasses import replace
+
+    from apportion.partitioning.vertex.options import PartitionOptions
+
+    return replace(PartitionOptions(), **RUN_GRAPH_OPTIONS).validated()
+
 
 def split_and_connect(graph, dominant_weight: int = DOMINANT_WEIGHT,
                       incidence: EdgeIncidence | None = None) -> Graph:
@@ -129,7 +151,7 @@ def transformed_cut(transformed: Graph, clone_part: np.ndarray, dominant_weight:
 
 def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = DOMINANT_WEIGHT,
          vertex_partitioner: str = "apportion", vertex_imbalance: float | None = None,
-         vertex_preset: str = "default", copy_aware: bool = True,
+         vertex_preset=None, copy_aware: bool = True,
          run_cap: int = RUN_CAP, incidence: EdgeIncidence | None = None,
          part_sets_out: list | None = None) -> tuple[np.ndarray, dict]:
     """SPAC steps 1–3 (without the final balancing, which api.edge_partition applies to every method).
@@ -138,6 +160,7 @@ def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = D
     max(imbalance, 0.03) — a little slack lets it find a smaller cut; balancing then moves few edges).
     `copy_aware` (default) gives a cut dominant edge to the candidate part that already holds more of its
     endpoints (fewer new copies), the lighter part on a tie; False is the paper's rule (the lighter part).
+    `vertex_preset`: the vertex partitioner's preset name or PartitionOptions; None = `run_graph_options()`.
     `run_cap` > 1 partitions the pre-clustered Ψ (`clone_runs`; capped at a quarter of a part's 2m/k clones so
     runs stay small against the parts), 1 the full Ψ.
     `incidence`: the graph's edge_incidence when the caller has it. `part_sets_out`: a list to which the
@@ -155,8 +178,9 @@ def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = D
         transformed, clone_run = split_and_connect(graph, dominant_weight, inc), None
     t1 = time.perf_counter()
     eps = max(imbalance, 0.03) if vertex_imbalance is None else float(vertex_imbalance)
+    preset = run_graph_options() if vertex_preset is None else vertex_preset
     part, used = partition_vertices(transformed, k, imbalance=eps, seed=seed, which=vertex_partitioner,
-                                    preset=vertex_preset)
+                                    preset=preset)
     clone_part = part if clone_run is None else np.ascontiguousarray(part[clone_run])
     t2 = time.perf_counter()
     part_sets = None
