@@ -157,3 +157,14 @@ def test_spac_accepts_partition_options_and_rejects_other_presets():
     assert edge_partition_metrics(g, first.assignment, k=5).vertex_copies == first.vertex_copies
     with pytest.raises(InputError):
         edge_partition(g, 5, method="spac", vertex_preset="fastest")
+
+
+def test_spac_default_vertex_options_are_its_pinned_run_graph_options():
+    from apportion.partitioning.edge.spac import RUN_GRAPH_OPTIONS, run_graph_options
+
+    options = run_graph_options()
+    assert all(getattr(options, name) == value for name, value in RUN_GRAPH_OPTIONS.items())
+    g = Graph.from_networkx(nx.barabasi_albert_graph(250, 3, seed=7))
+    implicit = edge_partition(g, 4, method="spac", seed=3)
+    explicit = edge_partition(g, 4, method="spac", seed=3, vertex_preset=options)
+    assert np.array_equal(implicit.assignment, explicit.assignment)
