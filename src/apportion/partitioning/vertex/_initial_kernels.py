@@ -151,8 +151,8 @@ def bisection_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_we
 
     Each step moves the highest-gain unlocked boundary vertex out of the block that is further above its
     target weight (`targets`, (2, ncon) floats), or out of the other block when that move does not fit. A move
-    fits when the receiving block stays within `max_weights` plus the heaviest vertex weight: states between
-    may overshoot a limit by one vertex, so an exact balance alternates sides instead of stalling (the k-way FM,
+    fits when the receiving block stays within `max_weights` plus the average vertex weight (METIS's tolerance
+    in its 2-way FM): states between may overshoot a limit by about one vertex, so an exact balance alternates sides instead of stalling (the k-way FM,
     which never exceeds a limit and drops a vertex whose move does not fit, cannot move at all there). A pass
     stops after `patience` moves without a better state, or when neither queue's top move fits, and rolls
     back to its best state: least total overload, then smallest cut — so the result is never above a limit it
@@ -169,10 +169,12 @@ def bisection_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_we
     size1 = np.zeros(1, dtype=np.int64)
     locked = np.full(n, -1, dtype=np.int64)
     log_vertex = np.empty(n, dtype=np.int32)
-    heaviest = np.zeros(ncon, dtype=np.int64)
+    overshoot = np.zeros(ncon, dtype=np.int64)
     for v in range(n):
         for c in range(ncon):
-            heaviest[c] = max(heaviest[c], vertex_weights[v, c])
+            overshoot[c] += vertex_weights[v, c]
+    for c in range(ncon):
+        overshoot[c] = max(1, -(-overshoot[c] // max(n, 1)))
     cut = _two_way_gains(indptr, indices, edge_weights, part, external, gain)
     for p in range(passes):
         for v in range(n):
@@ -199,7 +201,7 @@ def bisection_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_we
                 top = heaps[side, 0]
                 fits_loosely = True
                 for c in range(ncon):
-                    if bw[1 - side, c] + vertex_weights[top, c] > max_weights[1 - side, c] + heaviest[c]:
+                    if bw[1 - side, c] + vertex_weights[top, c] > max_weights[1 - side, c] + overshoot[c]:
                         fits_loosely = False
                 if fits_loosely:
                     v = top

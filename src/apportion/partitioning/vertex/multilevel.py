@@ -25,6 +25,7 @@ from apportion.partitioning.vertex.coarsen import coarsen, level_threads
 from apportion.partitioning.vertex.contract import LevelGraph, project_partition
 from apportion.partitioning.vertex.initial import initial_partition
 from apportion.partitioning.vertex.options import PartitionOptions, preset_options
+from apportion.partitioning.vertex.periphery import PERIPHERY_MIN_SLACK, periphery_candidate
 from apportion.partitioning.vertex.refine import refine
 from apportion.partitioning.vertex.result import Partition
 
@@ -216,7 +217,34 @@ def _partition_without_isolated(fine: LevelGraph, k: int, shares: np.ndarray, ep
         loose = loose[np.argsort(-heaviness, kind="stable")]
         place_isolated(fine.vertex_weights, loose, part, bw, limits)
         rebalance_partition(fine, part, bw, limits, final=True)
+    if core_epsilon >= PERIPHERY_MIN_SLACK:
+        part = _try_periphery(fine, k, shares, limits, options, seed, watch, threads, part)
     return part, levels
+
+
+def _try_periphery(fine: LevelGraph, k: int, shares: np.ndarray, limits: np.ndarray, options: PartitionOptions,
+                   seed: int, watch: ui.Stopwatch, threads: int, part: np.ndarray) -> np.ndarray:
+    """`part`, or the core-periphery candidate (`periphery.py`) refined at the finest level when it cuts less."""
+
+    def partition_core(graph, blocks, sub_shares, sub_epsilon, sub_limits):
+        found, _ = _cycles(graph, blocks, sub_shares, sub_epsilon, sub_limits, options, seed + 13, watch, threads)
+        return found
+
+    candidate = periphery_candidate(fine, k, shares, limits, partition_core)
+    if candidate is None:
+        return part
+    level_threads(fine.n, threads)
+    with watch.phase("refine"):
+        bw = block_weights(fine.vertex_weights, candidate, k)
+        if np.any(bw > limits):
+            return part
+        refine(fine, candidate, bw, limits, options, seed + 29)
+    with watch.phase("rebalance"):
+        rebalance_partition(fine, candidate, bw, limits, final=True)
+    cut = edge_cut(fine.indptr, fine.indices, fine.edge_weights, part)
+    if edge_cut(fine.indptr, fine.indices, fine.edge_weights, candidate) < cut:
+        return candidate
+    return part
 
 
 def _multilevel(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limits: np.ndarray,
