@@ -156,3 +156,30 @@ def test_block_pairs_are_the_quotient_graph():
 
 def test_strong_preset_runs_flows():
     assert PRESETS["strong"].flow_rounds > 0
+
+
+def test_flows_skip_hub_graphs_and_run_on_others(monkeypatch):
+    """`flow_max_degree_ratio`: strong runs flows on a mesh-like graph, not on one dominated by hubs."""
+    import apportion
+    from apportion.partitioning.vertex import refine as refine_module
+
+    calls = []
+    original = refine_module.refine_flows
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(refine_module, "refine_flows", counting)
+    grid = apportion.generate("grid2d", rows=30, cols=30)
+    apportion.partition(grid, 4, preset="strong")
+    assert calls
+    calls.clear()
+    # grid plus a hub joined to every vertex: maximum degree 900 against an average of about 6
+    u, v, _ = grid.edges()
+    hub = grid.n
+    hubbed = Graph.from_edges(np.concatenate([u, np.full(grid.n, hub)]),
+                              np.concatenate([v, np.arange(grid.n)]), n=grid.n + 1)
+    assert PRESETS["strong"].flow_max_degree_ratio * 2 * hubbed.m / hubbed.n < hubbed.degrees().max()
+    apportion.partition(hubbed, 4, preset="strong")
+    assert not calls

@@ -260,6 +260,8 @@ def _multilevel(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, li
         return np.zeros(fine.n, dtype=np.int32), 1
     if given is None and is_skewed(fine, options.skewed_degree_ratio):
         options = replace(options, coarsening=options.skewed_coarsening)
+    if options.flow_rounds > 0 and is_skewed(fine, options.flow_max_degree_ratio):
+        options = replace(options, flow_rounds=0)
     with watch.phase("coarsen"):
         hierarchy, cmaps, coarse_given = coarsen(fine, k, shares, epsilon, options, seed, threads, given)
     show = fine.n >= PROGRESS_MIN_VERTICES
