@@ -36,7 +36,7 @@ REGION_PATIENCE = 16
 REGION_STEPS = 256
 REGION_SCAN_BUDGET = 1024   # incidence entries one region search may scan (bounds it on dense graphs)
 MIN_PASS_GAIN = 0.01        # a pass removing fewer than this fraction of the copies ends the passes (0.2 %: 1 % more time for < 1 % fewer copies)
-REGION_WINDOW_GAIN = 0.001  # region search stops after m scanned incidence entries gaining < 0.1 % of the copies
+REGION_WINDOW_GAIN = 0.005  # region search stops after m scanned incidence entries gaining < 0.5 % of the copies
 REGION_HUB_FACTOR = 2   # region search skips vertices of degree above this many times the average (at least 64)
 
 
