@@ -126,7 +126,7 @@ class PartitionOptions:
 
 PRESETS: dict[str, PartitionOptions] = {
     "fast": PartitionOptions(clustering_rounds=3, clustering_batches=4, initial_tries=5, initial_fm_passes=2,
-                             lp_refine_passes=2, fm_passes=3, fm_stop_fraction=0.1, coarsest_per_block=40),
+                             lp_refine_passes=2, fm_passes=2, fm_stop_fraction=0.1, coarsest_per_block=20),
     "default": PartitionOptions(clustering_rounds=3, coarsest_per_block=30, initial_tries=8, fm_passes=8,
                                 fm_stop_fraction=0.25, skewed_degree_ratio=100.0),
     "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
