@@ -294,7 +294,7 @@ def _gain_to(x, p, q, group_size, group_other, slot_ptr, slot_part, slot_count, 
 @njit(cache=True, nogil=True)
 def region_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_count, fill, indptr, targets,
                   edge_of_entry, order, max_group, patience, max_steps, max_degree_scanned, scan_budget, window,
-                  min_window_gain):
+                  min_window_gain, total_budget):
     """Region moves with rollback (an FM-style search that can cross zero- and negative-gain plateaus).
 
     For every vertex x held by ≥ 2 parts, take its smallest group (edges in part p) and the part q holding
@@ -304,7 +304,8 @@ def region_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
     of degree above `max_degree_scanned` (hubs, replicated anyway) neither start nor join a region, and a
     region stops once it has scanned `scan_budget` incidence entries (dense graphs). The search as a whole
     stops after a `window` of scanned incidence entries that gained less than `min_window_gain` (on social
-    graphs region moves find almost nothing: MIT8 k = 4 scanned 8 × 2m entries for 5 copies). Balance
+    graphs region moves find almost nothing: MIT8 k = 4 scanned 8 × 2m entries for 5 copies), and after
+    `total_budget` scanned entries in all. Balance
     bounds hold after every single move. Returns (total gain, edges moved).
     """
     m = u.shape[0]
@@ -396,6 +397,9 @@ def region_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
         moved += best_logged
         window_scanned += scanned
         window_gain += best
+        total_budget -= scanned
+        if total_budget <= 0:
+            break
         if window_scanned >= window:
             if window_gain < min_window_gain:
                 break
