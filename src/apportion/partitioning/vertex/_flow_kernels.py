@@ -61,6 +61,20 @@ def quotient_edges(indptr, indices, edge_weights, part, k, boundary):
 
 
 @njit(cache=True, nogil=True)
+def _take_if_room(v, vertex_weights, taken, bound, local, region, count):
+    """Append v to the region at position `count` when the side's weight stays within `bound` in every
+    constraint (adding its weight to `taken`); returns the new count."""
+    for c in range(vertex_weights.shape[1]):
+        if taken[c] + vertex_weights[v, c] > bound[c]:
+            return count
+    for c in range(vertex_weights.shape[1]):
+        taken[c] += vertex_weights[v, c]
+    local[v] = count
+    region[count] = v
+    return count + 1
+
+
+@njit(cache=True, nogil=True)
 def _grow_side(indptr, indices, edge_weights, vertex_weights, part, own, other, boundary, bound, max_depth, local,
                region, count):
     """Breadth-first search inside block `own` from its vertices adjacent to block `other`, taking a vertex
@@ -98,18 +112,7 @@ def _grow_side(indptr, indices, edge_weights, vertex_weights, part, own, other, 
             nseeds += 1
     order = stable_argsort(keys)
     for i in range(nseeds):
-        v = seeds[order[i]]
-        room = True
-        for c in range(ncon):
-            if taken[c] + vertex_weights[v, c] > bound[c]:
-                room = False
-        if not room:
-            continue
-        for c in range(ncon):
-            taken[c] += vertex_weights[v, c]
-        local[v] = count
-        region[count] = v
-        count += 1
+        count = _take_if_room(seeds[order[i]], vertex_weights, taken, bound, local, region, count)
     head = start
     layer_end = count
     depth = 0
@@ -125,17 +128,7 @@ def _grow_side(indptr, indices, edge_weights, vertex_weights, part, own, other, 
             u = indices[e]
             if part[u] != own or local[u] >= 0:
                 continue
-            room = True
-            for c in range(ncon):
-                if taken[c] + vertex_weights[u, c] > bound[c]:
-                    room = False
-            if not room:
-                continue
-            for c in range(ncon):
-                taken[c] += vertex_weights[u, c]
-            local[u] = count
-            region[count] = u
-            count += 1
+            count = _take_if_room(u, vertex_weights, taken, bound, local, region, count)
     return count
 
 
