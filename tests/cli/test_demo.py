@@ -86,3 +86,31 @@ def test_demo_only_matching_nothing_is_bad_input(tmp_path, cli):
     assert out.returncode == 2
     assert out.stderr.strip().count("\n") == 0 and "matches no demo section" in out.stderr
     assert "Traceback" not in out.stderr and not (tmp_path / "o").exists()
+
+
+def test_compile_command_compiles_every_section_once_and_skips_when_cached(monkeypatch, capsys):
+    import json
+
+    import apportion.demo as demo
+
+    calls = []
+    monkeypatch.setattr(demo, "_compile_in_parallel",
+                        lambda chosen, graphs, workers: calls.append(([m.__name__ for m in chosen], workers)))
+    monkeypatch.setattr(demo, "_kernels_compiled", lambda: False)
+    assert main(["compile", "--workers", "3", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["compiled"] is True and result["workers"] == 3
+    assert calls == [([m.__name__ for m in sections()], 3)]  # every demo section, in the asked processes
+
+    monkeypatch.setattr(demo, "_kernels_compiled", lambda: True)
+    assert main(["compile", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["compiled"] is False
+    assert len(calls) == 1  # nothing compiled again
+    assert main(["compile", "--force", "--workers", "1"]) == 0
+    assert "kernels compiled" in capsys.readouterr().out and len(calls) == 2
+
+
+def test_compile_command_rejects_zero_workers(capsys):
+    assert main(["compile", "--workers", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--workers" in err[0]

@@ -23,7 +23,7 @@ COMMAND_MODULES = (
     "apportion.cli.edge_commands",       # edge-partition, spmv
     "apportion.cli.schedule_commands",   # schedule
     "apportion.cli.grid_commands",       # grid, perfmodel, stencil
-    "apportion.cli.demo_command",        # demo
+    "apportion.cli.demo_command",        # demo, compile
 )
 
 
