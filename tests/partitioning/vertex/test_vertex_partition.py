@@ -238,3 +238,23 @@ def test_skewed_graphs_are_detected_and_partitioned_by_the_skewed_coarsening():
     options = preset_options("default", skewed_degree_ratio=10.0, skewed_coarsening="matching")
     p = apportion.partition(star, 3, preset=options, imbalance=0.1)
     check_partition(star, p, 3, np.full(3, 1 / 3), 0.1)
+
+
+def test_skewed_fm_passes_replace_fm_only_on_heavy_tailed_graphs(monkeypatch):
+    from apportion.partitioning.vertex import refine as refine_module
+    from apportion.partitioning.vertex.options import preset_options
+
+    calls = []
+    original = refine_module.kway_fm
+    monkeypatch.setattr(refine_module, "kway_fm", lambda *a: calls.append(a[8]) or original(*a))
+    n = 401  # a star with a path through its leaves: max degree 400 against an average of about 4
+    src = np.concatenate([np.zeros(n - 1, dtype=np.int64), np.arange(1, n - 1)])
+    dst = np.concatenate([np.arange(1, n), np.arange(2, n)])
+    star = Graph.from_edges(src, dst, n=n)
+    options = preset_options("fast", skewed_degree_ratio=50.0, skewed_fm_passes=0)
+    p = apportion.partition(star, 4, preset=options, imbalance=0.1)
+    check_partition(star, p, 4, np.full(4, 0.25), 0.1)
+    assert calls == []  # heavy-tailed: no FM pass at any level
+    p = apportion.partition(grid(20, 20), 4, preset=options)
+    check_partition(grid(20, 20), p, 4, np.full(4, 0.25), 0.03)
+    assert calls and all(passes == options.fm_passes for passes in calls)  # a mesh keeps its FM passes

@@ -259,7 +259,8 @@ def _multilevel(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, li
     if k == 1:
         return np.zeros(fine.n, dtype=np.int32), 1
     if given is None and is_skewed(fine, options.skewed_degree_ratio):
-        options = replace(options, coarsening=options.skewed_coarsening)
+        options = replace(options, coarsening=options.skewed_coarsening,
+                          fm_passes=options.fm_passes if options.skewed_fm_passes < 0 else options.skewed_fm_passes)
     if options.flow_rounds > 0 and is_skewed(fine, options.flow_max_degree_ratio):
         options = replace(options, flow_rounds=0)
     with watch.phase("coarsen"):
