@@ -13,7 +13,6 @@ def register(subparsers) -> None:
     parser.add_argument("-o", "--output", default="demo-output", help="folder for pictures (default: demo-output)")
     parser.add_argument("--only", default=None, help="run only the sections whose names contain this text (several: comma-separated, e.g. grid,mst)")
 
-
     compile_parser = add_command(
         subparsers, "compile", _compile,
         help="compile and cache apportion's Numba kernels now (the first run's cost; make demo does it)")
