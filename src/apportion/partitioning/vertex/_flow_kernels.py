@@ -81,8 +81,8 @@ def _grow_side(indptr, indices, edge_weights, vertex_weights, part, own, other, 
     only while the side's weight stays within `bound` in every constraint. The search starts from the vertices
     most strongly connected to `other` (ties in boundary order), so vertices that belong there enter the region
     first and what is left for the terminal is the block's firm part. No vertex farther than `max_depth` hops
-    from the seeds is taken (0: no limit). Appends the vertices to `region` from
-    position `count`, sets local[v] to their position; returns the new count."""
+    from the seeds is taken (0: no limit). Appends the vertices to `region` from position `count`, sets
+    local[v] to their position; returns the new count."""
     ncon = vertex_weights.shape[1]
     taken = np.zeros(ncon, dtype=np.int64)
     start = count
@@ -507,8 +507,8 @@ def refine_pair(indptr, indices, edge_weights, vertex_weights, part, bw, max_wei
     2011, with FlowCutter's balanced cuts as in Mt-KaHyPar).
 
     The region grows breadth-first from the common boundary inside A, up to (room left in B) +
-    region_fraction * B's limit of weight (never all of A) and `max_depth` hops (0: no limit), and likewise inside B; the rest of A becomes the
-    source, the rest of B the sink, and `flowcutter` looks for a balanced minimum cut. It is applied only when
+    region_fraction * B's limit of weight (never all of A) and `max_depth` hops (0: no limit), and likewise
+    inside B; the rest of A becomes the source, the rest of B the sink, and `flowcutter` looks for a balanced minimum cut. It is applied only when
     it cuts less than the current split and both blocks stay within their limits (every constraint). Edges to
     other blocks are cut either way, so the k-way cut drops by exactly the gain. Updates part and bw; `local`
     (all -1, length n) and `region` (length n) are scratch, returned as found. Returns the cut decrease."""

@@ -152,8 +152,8 @@ def bisection_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_we
     Each step moves the highest-gain unlocked boundary vertex out of the block that is further above its
     target weight (`targets`, (2, ncon) floats), or out of the other block when that move does not fit. A move
     fits when the receiving block stays within `max_weights` plus the average vertex weight (METIS's tolerance
-    in its 2-way FM): states between may overshoot a limit by about one vertex, so an exact balance alternates sides instead of stalling (the k-way FM,
-    which never exceeds a limit and drops a vertex whose move does not fit, cannot move at all there). A pass
+    in its 2-way FM): states between may overshoot a limit by about one vertex, so an exact balance alternates
+    sides instead of stalling (the k-way FM, which never exceeds a limit and drops a vertex whose move does not fit, cannot move at all there). A pass
     stops after `patience` moves without a better state, or when neither queue's top move fits, and rolls
     back to its best state: least total overload, then smallest cut — so the result is never above a limit it
     started within. Passes repeat while they improve. Updates part and bw in place; returns the cut.

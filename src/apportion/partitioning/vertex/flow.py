@@ -69,8 +69,7 @@ def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weight
             for _ in range(1 + retries):
                 gain = int(refine_pair(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights,
                                        part, bw, max_weights, int(a), int(b), fraction, int(max_depth), boundary,
-                                       local, region,
-                                       pair_seed, max_flow_piercings))
+                                       local, region, pair_seed, max_flow_piercings))
                 if gain > 0:
                     break
                 # KaFFPa's adaptive region: a region too large for a balanced cut below the current one
