@@ -305,7 +305,8 @@ def region_kernel(u, v, assignment, k, lower, upper, slot_ptr, slot_part, slot_c
     region stops once it has scanned `scan_budget` incidence entries (dense graphs). The search as a whole
     stops after a `window` of scanned incidence entries that gained less than `min_window_gain` (on social
     graphs region moves find almost nothing: MIT8 k = 4 scanned 8 × 2m entries for 5 copies), and after
-    `total_budget` scanned entries in all. Balance bounds hold after every single move. Returns (total gain, edges moved).
+    `total_budget` scanned entries in all. Balance bounds hold after every single move. Returns (total gain,
+    edges moved).
     """
     m = u.shape[0]
     n = indptr.shape[0] - 1
