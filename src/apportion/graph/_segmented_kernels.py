@@ -11,7 +11,7 @@ body of a `prange`), so both algorithms compare entries the same way:
 - Heavy-edge matching: largest weight, ties by a seeded symmetric hash — ``direction=-1, tie_seed=seed``,
   matched neighbours skipped with ``skip_label=state, skip_value=<matched state>``, too-heavy pairs skipped
   with ``vertex_weight``/``weight_limit = cap − w(u)`` per constraint
-  (apportion.partitioning.vertex._coarsen_kernels.mutual_matching).
+  (apportion.partitioning.vertex._coarsen_kernels.mutual_choices).
 
 `sort_segment` sorts one segment (a CSR row, a bucket) in place, with a second array following.
 

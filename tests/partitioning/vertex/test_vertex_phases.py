@@ -191,7 +191,7 @@ def test_mutual_matching_is_a_maximal_capped_matching_with_several_constraints(s
     """Mutual heavy-edge choice through the shared segmented arg-best (`graph._segmented_kernels.best_in_row`):
     with enough rounds the heaviest feasible edge between unmatched vertices is always a mutual pick, so the
     result is a matching of graph edges, within the cap in every constraint, and maximal among feasible edges."""
-    from apportion.partitioning.vertex._coarsen_kernels import mutual_matching
+    from apportion.partitioning.vertex.coarsen import mutual_matching
 
     rng = np.random.default_rng(seed)
     level = weighted_random_level(300, 1200, 4)

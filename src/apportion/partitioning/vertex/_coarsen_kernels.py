@@ -8,7 +8,7 @@ cluster shares one label. `labels_to_cmap` turns labels into the fine-to-coarse 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from apportion.graph._segmented_kernels import best_in_row
 from apportion.partitioning.vertex._partition_kernels import mix_hash, stable_argsort
@@ -30,46 +30,41 @@ def _cluster_fits(cluster_weights, a, vertex_weights, v, cap):
     return True
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def mutual_matching(indptr, indices, edge_weights, vertex_weights, cap, rounds, seed):
-    """Heavy-edge matching in parallel rounds (seed 000 ch. 4.3.2): each unmatched vertex picks its heaviest
-    unmatched neighbour whose merged weight stays within `cap`; mutual picks are matched. The pick is the
-    segmented arg-best shared with Borůvka's MST (`graph._segmented_kernels.best_in_row`, maximum mode): ties
-    between equal edge weights go to the smaller seeded hash of the edge, the same from both ends, so mutual
-    picks are likely; the hash seed changes every round.
-
-    Returns labels (int32): labels[v] = min(v, mate) for matched vertices, v otherwise.
-    """
+@njit(cache=True, nogil=True)
+def mutual_choices(first, stride, chunks, indptr, indices, edge_weights, vertex_weights, room, mate, matched, seed,
+                   choice):
+    """One round of heavy-edge matching, first half (seed 000 ch. 4.3.2), for chunks first, first + stride, ...
+    of `chunks` static slices of the vertices: choice[v] = the heaviest unmatched neighbour of an unmatched v
+    whose merged weight stays within the cap (room[v] = cap - w(v) per constraint), -1 if none. The pick is
+    the segmented arg-best shared with Borůvka's MST (`graph._segmented_kernels.best_in_row`, maximum mode):
+    ties between equal edge weights go to the smaller seeded hash of the edge, the same from both ends, so
+    mutual picks are likely."""
     n = indptr.shape[0] - 1
-    mate = np.full(n, -1, dtype=np.int32)
-    matched = np.zeros(n, dtype=np.int64)  # 1 once matched: best_in_row skips these neighbours
-    room = np.empty_like(vertex_weights)  # room[v, c] = cap[c] - w(v, c): the most a partner of v may weigh
-    for v in range(n):
-        for c in range(vertex_weights.shape[1]):
-            room[v, c] = cap[c] - vertex_weights[v, c]
-    choice = np.full(n, -1, dtype=np.int32)
-    for r in range(rounds):
-        for v in prange(n):
+    for t in range(first, chunks, stride):
+        for v in range((n * t) // chunks, (n * (t + 1)) // chunks):
             choice[v] = -1
             if mate[v] >= 0:
                 continue
-            p = best_in_row(v, indptr[v], indptr[v + 1], indices, edge_weights, -1, seed + r, n, matched, 1,
+            p = best_in_row(v, indptr[v], indptr[v + 1], indices, edge_weights, -1, seed, n, matched, 1,
                             vertex_weights, room[v])
             if p >= 0:
                 choice[v] = indices[p]
-        found = 0
-        for v in prange(n):
+
+
+@njit(cache=True, nogil=True)
+def mutual_pairs(first, stride, chunks, choice, mate, matched, found):
+    """Second half of a matching round: vertices that chose each other are matched (mate, matched set for
+    both, each from its own side); found[t] counts the matched vertices of chunk t."""
+    n = choice.shape[0]
+    for t in range(first, chunks, stride):
+        count = 0
+        for v in range((n * t) // chunks, (n * (t + 1)) // chunks):
             c = choice[v]
             if c >= 0 and choice[c] == v:
                 mate[v] = c
                 matched[v] = 1
-                found += 1
-        if found == 0:
-            break
-    labels = np.empty(n, dtype=np.int32)
-    for v in prange(n):
-        labels[v] = v if mate[v] < 0 else min(v, mate[v])
-    return labels
+                count += 1
+        found[t] = count
 
 
 @njit(cache=True, nogil=True)
@@ -178,12 +173,14 @@ ORDER_RUN = 512
 
 
 @njit(cache=True, nogil=True)
-def _batched_order(n, run, batches, seed, order, batch_ptr):
-    """order <- the ids 0..n-1 grouped into `batches` sub-rounds; vertex v belongs to sub-round
+def batched_order(n, run, batches, seed, round_index, order, batch_ptr):
+    """order <- the ids 0..n-1 grouped into `batches` sub-rounds for round `round_index` of label propagation
+    with `seed`; vertex v belongs to sub-round
     hash(v) mod batches, so neighbours land in the same sub-round (and see each other's stale labels) only
     with probability 1/batches, as with a fully random order; inside a sub-round the vertices come as runs
     of `run` consecutive ids, the runs in a seeded random order, for cache locality.
     batch_ptr (batches + 1) receives the sub-round boundaries in `order`."""
+    seed = seed * 1000003 + round_index  # in int64 arithmetic (wraps), as every seed here
     runs = (n + run - 1) // run
     keys = np.empty(runs, dtype=np.int64)
     for b in range(runs):
@@ -210,17 +207,17 @@ def _batched_order(n, run, batches, seed, order, batch_ptr):
             offsets[j, i] += 1
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _lp_choices(indptr, indices, edge_weights, vertex_weights, cap, seed, chunks, labels, cluster_weights, order,
-                lo, hi, constrained, blocks, table_keys, table_vals, touched, choice, normalized):
-    """One synchronous sub-round of label propagation: choice[v] for the vertices order[lo:hi], computed in
-    `chunks` parallel static slices from the current labels and cluster weights (each slice with its own hash
-    table row). The only parallel region of clustering: allocation and the in-order application stay serial,
-    so the kernel compiles fast."""
+@njit(cache=True, nogil=True)
+def lp_choices(first, stride, chunks, indptr, indices, edge_weights, vertex_weights, cap, seed, labels,
+               cluster_weights, order, lo, hi, constrained, blocks, table_keys, table_vals, touched, choice,
+               normalized):
+    """One synchronous sub-round of label propagation, for chunks first, first + stride, ... of `chunks` static
+    slices of order[lo:hi] (`apportion._chunked`): choice[v] = the cluster v would join, computed from the
+    labels and cluster weights at the start of the sub-round; chunk t uses row t of the hash tables."""
     ncon = vertex_weights.shape[1]
     mask = table_keys.shape[1] - 1
     span = hi - lo
-    for t in prange(chunks):
+    for t in range(first, chunks, stride):
         for i in range(lo + (span * t) // chunks, lo + (span * (t + 1)) // chunks):
             v = order[i]
             own = labels[v]
@@ -278,65 +275,24 @@ def _lp_choices(indptr, indices, edge_weights, vertex_weights, cap, seed, chunks
 
 
 @njit(cache=True, nogil=True)
-def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, cap, rounds, batches, seed,
-                                 chunks, stop_fraction, blocks, normalized=False):
-    """Size-constrained label propagation (Meyerhenke et al.; KaMinPar's coarsening): every vertex joins the
-    neighbouring cluster it is most strongly connected to, if the cluster stays within `cap` in every
-    constraint. Each round visits the vertices in `batches` synchronous sub-rounds (`_batched_order`: seeded
-    random membership, runs of consecutive ids inside): choices are computed in parallel from the
-    state at the start of the sub-round and applied in order with the weight limit re-checked, so the result
-    depends only on the seed (never on `chunks` or the thread count). Stops early after a round that moved
-    fewer than `stop_fraction * n` vertices.
-
-    With `normalized`, a vertex rates a cluster by its connection divided by the cluster's weight (KaHyPar's
-    w(u, v) / (c(u) c(v)) rating, first constraint) instead of the plain connection, so hubs' clusters do not
-    swallow their periphery on power-law graphs.
-
-    `blocks` (int32, length n, or empty for none) restricts clusters to one block each: a vertex only looks
-    at neighbours of its own block (the V-cycle of KaFFPa / KaMinPar: coarsening that keeps a partition).
-
-    Returns labels (int32).
-    """
-    n = indptr.shape[0] - 1
+def apply_lp_choices(order, lo, hi, choice, labels, cluster_weights, vertex_weights, cap):
+    """Apply a sub-round's choices in order, re-checking each cluster's weight limit against the moves
+    applied before it; returns the number of vertices moved."""
     ncon = vertex_weights.shape[1]
-    labels = np.arange(n).astype(np.int32)
-    cluster_weights = vertex_weights.copy()
-    max_degree = 0
-    for v in range(n):
-        max_degree = max(max_degree, indptr[v + 1] - indptr[v])
-    size = 16
-    while size < 2 * max_degree + 2:
-        size *= 2
-    table_keys = np.full((chunks, size), -1, dtype=np.int32)
-    table_vals = np.zeros((chunks, size), dtype=np.int64)
-    touched = np.zeros((chunks, size), dtype=np.int64)
-    choice = np.empty(n, dtype=np.int32)
-    order = np.empty(n, dtype=np.int32)
-    batch_ptr = np.zeros(batches + 1, dtype=np.int64)
-    constrained = blocks.shape[0] == n
-    for r in range(rounds):
-        _batched_order(n, ORDER_RUN, batches, seed * 1000003 + r, order, batch_ptr)
-        moved = 0
-        for batch in range(batches):
-            lo = batch_ptr[batch]
-            hi = batch_ptr[batch + 1]
-            _lp_choices(indptr, indices, edge_weights, vertex_weights, cap, seed, chunks, labels, cluster_weights,
-                        order, lo, hi, constrained, blocks, table_keys, table_vals, touched, choice, normalized)
-            for i in range(lo, hi):
-                v = order[i]
-                a = choice[v]
-                own = labels[v]
-                if a == own:
-                    continue
-                if _cluster_fits(cluster_weights, a, vertex_weights, v, cap):
-                    for c in range(ncon):
-                        cluster_weights[a, c] += vertex_weights[v, c]
-                        cluster_weights[own, c] -= vertex_weights[v, c]
-                    labels[v] = a
-                    moved += 1
-        if moved < max(1.0, stop_fraction * n):
-            break
-    return labels
+    moved = 0
+    for i in range(lo, hi):
+        v = order[i]
+        a = choice[v]
+        own = labels[v]
+        if a == own:
+            continue
+        if _cluster_fits(cluster_weights, a, vertex_weights, v, cap):
+            for c in range(ncon):
+                cluster_weights[a, c] += vertex_weights[v, c]
+                cluster_weights[own, c] -= vertex_weights[v, c]
+            labels[v] = a
+            moved += 1
+    return moved
 
 
 @njit(cache=True, nogil=True)

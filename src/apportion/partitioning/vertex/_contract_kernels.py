@@ -10,7 +10,9 @@ dropping self-loops; the merged segment is sorted, and a prefix sum compacts the
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from apportion._chunked import run_chunked
 
 
 #: ranges up to SHORT_SEGMENT // 4 long are insertion-sorted
@@ -150,14 +152,14 @@ def _merge_range(indptr, indices, edge_weights, cmap, first, last, mark, member_
         degree[c + 1] = pos - lo
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _merge_segments(indptr, indices, edge_weights, cmap, nc, chunks, member_ptr, members, bound, scratch_ids,
-                    scratch_w, degree):
-    """The parallel step: `chunks` static slices of the coarse vertices, each merged by `_merge_range` with its
-    own marker array. The only parallel region of contraction (kept small: everything else is serial and
-    compiles in a fraction of the time)."""
-    for t in prange(chunks):
-        mark = np.full(nc, -1, dtype=np.int64)
+@njit(cache=True, nogil=True)
+def _merge_chunks(first, stride, chunks, indptr, indices, edge_weights, cmap, nc, member_ptr, members, bound,
+                  scratch_ids, scratch_w, degree):
+    """The parallel step, for chunks first, first + stride, ... of `chunks` static slices of the coarse vertices
+    (`apportion._chunked`): each slice is merged by `_merge_range` with this call's marker array (all -1
+    again after every segment)."""
+    mark = np.full(nc, -1, dtype=np.int64)
+    for t in range(first, chunks, stride):
         _merge_range(indptr, indices, edge_weights, cmap, (nc * t) // chunks, (nc * (t + 1)) // chunks, mark,
                      member_ptr, members, bound, scratch_ids, scratch_w, degree)
 
@@ -186,7 +188,7 @@ def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
     """The coarse graph of (indptr, indices, edge_weights, vertex_weights) under cmap (values in [0, nc)).
 
     Members are grouped by coarse id with a counting sort; `chunks` static slices of the coarse vertices are
-    built in parallel, each with its own marker array over the coarse ids (the position of a neighbour in the
+    built in parallel, each thread with its own marker array over the coarse ids (the position of a neighbour in the
     segment being built), so duplicates merge in one pass without sorting the raw edge list; each merged
     segment is then sorted. The result does not depend on `chunks`.
 
@@ -198,11 +200,9 @@ def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
     scratch_ids = np.empty(int(bound[nc]), dtype=np.int32)
     scratch_w = np.empty(int(bound[nc]), dtype=np.int64)
     degree = np.zeros(nc + 1, dtype=np.int64)
-    if chunks > 1 and indptr[-1] >= PARALLEL_MIN_ENTRIES:
-        _merge_segments(indptr, indices, edge_weights, cmap, nc, int(chunks), member_ptr, members, bound,
-                        scratch_ids, scratch_w, degree)
-    else:  # small graphs (recursive bisection's many subgraphs): no parallel-region start-up
-        _merge_range(indptr, indices, edge_weights, cmap, 0, nc, np.full(nc, -1, dtype=np.int64), member_ptr,
-                     members, bound, scratch_ids, scratch_w, degree)
+    if indptr[-1] < PARALLEL_MIN_ENTRIES:  # small graphs (recursive bisection's many subgraphs): one thread
+        chunks = 1
+    run_chunked(_merge_chunks, chunks, indptr, indices, edge_weights, cmap, nc, member_ptr, members, bound,
+                scratch_ids, scratch_w, degree)
     coarse_indices, coarse_w = _compact(nc, bound, scratch_ids, scratch_w, degree)
     return degree, coarse_indices, coarse_w, coarse_vw

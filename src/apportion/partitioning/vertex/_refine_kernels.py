@@ -7,7 +7,7 @@ limits no accepted move may exceed.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from apportion.partitioning.vertex._partition_kernels import (
     fits, heap_pop, heap_push_or_update, heap_remove, mix_hash, stable_argsort)
@@ -105,19 +105,20 @@ def touched_vertices(indptr, indices, previous, moved):
     return np.flatnonzero(flag).astype(np.int32)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def file_requests(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, k, direction, seed,
-                  target, gain, rank, chunks, vertices):
+@njit(cache=True, nogil=True)
+def file_requests(first, stride, chunks, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, k,
+                  direction, seed, target, gain, rank, vertices, filed):
     """Step 1 of a half-pass (seed 000 ch. 4.3.4, kernel 1): every vertex of `vertices` (the boundary) files its
     best positive-gain move to a block with a higher id (direction 0) or a lower id (direction 1) that fits on
-    its own; target[v] = -1 when it has none. `chunks` static slices of the list run in parallel (any number
-    gives the same result). Returns the number of requests."""
+    its own; target[v] = -1 when it has none. Handles chunks first, first + stride, ... of `chunks` static
+    slices of the list (`apportion._chunked`; any split gives the same result); filed[t] = the requests of
+    chunk t."""
     nv = vertices.shape[0]
     ncon = vertex_weights.shape[1]
-    filed = np.zeros(chunks, dtype=np.int64)
-    for t in prange(chunks):
-        conn = np.zeros(k, dtype=np.int64)
-        touched = np.zeros(k, dtype=np.int32)
+    conn = np.zeros(k, dtype=np.int64)  # all zero again after every vertex
+    touched = np.zeros(k, dtype=np.int32)
+    for t in range(first, chunks, stride):
+        filed[t] = 0
         for i in range((nv * t) // chunks, (nv * (t + 1)) // chunks):
             v = vertices[i]
             target[v] = -1
@@ -153,37 +154,37 @@ def file_requests(indptr, indices, edge_weights, vertex_weights, part, bw, max_w
                 gain[v] = best_conn - own_conn
                 rank[v] = mix_hash(v, seed)
                 filed[t] += 1
-    return filed.sum()
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def afterburner(indptr, indices, edge_weights, part, target, gain, rank, vertices):
+@njit(cache=True, nogil=True)
+def afterburner(first, stride, chunks, indptr, indices, edge_weights, part, target, gain, rank, vertices, keep):
     """Step 2 (Gilbert, Madduri, Boman and Rajamanickam, Jet, 2023): recompute each request's gain assuming
-    every request of higher priority (gain, then rank) was executed; returns the ids (of `vertices`, in list
-    order) whose gain stays positive. Vertices outside the list must have target -1.
+    every request of higher priority (gain, then rank) was executed; keep[i] = whether the gain of vertices[i]
+    stays positive. Handles chunks first, first + stride, ... of `chunks` static slices of the list. Vertices
+    outside the list must have target -1.
     """
     nv = vertices.shape[0]
-    keep = np.zeros(nv, dtype=np.bool_)
-    for i in prange(nv):
-        v = vertices[i]
-        b = target[v]
-        if b < 0:
-            continue
-        own = part[v]
-        g = 0
-        for e in range(indptr[v], indptr[v + 1]):
-            u = indices[e]
-            bu = part[u]
-            tu = target[u]
-            if tu >= 0 and (gain[u] > gain[v] or (gain[u] == gain[v] and rank[u] > rank[v])):
-                bu = tu
-            if bu == b:
-                g += edge_weights[e]
-            elif bu == own:
-                g -= edge_weights[e]
-        if g > 0:
-            keep[i] = True
-    return vertices[keep]
+    for t in range(first, chunks, stride):
+        for i in range((nv * t) // chunks, (nv * (t + 1)) // chunks):
+            v = vertices[i]
+            b = target[v]
+            keep[i] = False
+            if b < 0:
+                continue
+            own = part[v]
+            g = 0
+            for e in range(indptr[v], indptr[v + 1]):
+                u = indices[e]
+                bu = part[u]
+                tu = target[u]
+                if tu >= 0 and (gain[u] > gain[v] or (gain[u] == gain[v] and rank[u] > rank[v])):
+                    bu = tu
+                if bu == b:
+                    g += edge_weights[e]
+                elif bu == own:
+                    g -= edge_weights[e]
+            if g > 0:
+                keep[i] = True
 
 
 @njit(cache=True, nogil=True)

@@ -13,8 +13,10 @@ import math
 import numba
 import numpy as np
 
+from apportion._chunked import run_chunked, thread_budget
 from apportion.partitioning.vertex._coarsen_kernels import (
-    label_propagation_clustering, labels_to_cmap, mutual_matching, suitor_matching, two_hop_matching)
+    ORDER_RUN, apply_lp_choices, batched_order, labels_to_cmap, lp_choices, mutual_choices, mutual_pairs,
+    suitor_matching, two_hop_matching)
 from apportion.partitioning.vertex.contract import LevelGraph, contract_graph
 from apportion.partitioning.vertex.options import PartitionOptions
 
@@ -28,6 +30,79 @@ def level_threads(n: int, threads: int) -> None:
     """Use `threads` Numba threads for a level with n vertices (one thread for small levels). Results never
     depend on the thread count, only the speed does."""
     numba.set_num_threads(threads if n >= PARALLEL_MIN_VERTICES else 1)
+
+
+def mutual_matching(indptr, indices, edge_weights, vertex_weights, cap, rounds, seed) -> np.ndarray:
+    """Heavy-edge matching in parallel rounds (seed 000 ch. 4.3.2): each unmatched vertex picks its heaviest
+    unmatched neighbour whose merged weight stays within `cap`; mutual picks are matched. The hash that breaks
+    ties between equal edge weights changes every round (seed + round). Stops after `rounds` rounds or a
+    round that matched nothing; the result does not depend on the thread count.
+
+    Returns labels (int32): labels[v] = min(v, mate) for matched vertices, v otherwise.
+    """
+    n = indptr.shape[0] - 1
+    chunks = 4 * thread_budget()
+    mate = np.full(n, -1, dtype=np.int32)
+    matched = np.zeros(n, dtype=np.int64)  # 1 once matched: best_in_row skips these neighbours
+    room = np.ascontiguousarray(cap[np.newaxis, :] - vertex_weights)  # the most a partner of v may weigh
+    choice = np.full(n, -1, dtype=np.int32)
+    found = np.zeros(chunks, dtype=np.int64)
+    for r in range(rounds):
+        run_chunked(mutual_choices, chunks, indptr, indices, edge_weights, vertex_weights, room, mate, matched,
+                    seed + r, choice)
+        run_chunked(mutual_pairs, chunks, choice, mate, matched, found)
+        if not found.any():
+            break
+    ids = np.arange(n, dtype=np.int32)
+    return np.where(mate < 0, ids, np.minimum(ids, mate)).astype(np.int32)
+
+
+def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, cap, rounds, batches, seed,
+                                 stop_fraction, blocks, normalized=False) -> np.ndarray:
+    """Size-constrained label propagation (Meyerhenke et al.; KaMinPar's coarsening): every vertex joins the
+    neighbouring cluster it is most strongly connected to, if the cluster stays within `cap` in every
+    constraint. Each round visits the vertices in `batches` synchronous sub-rounds (`batched_order`: seeded
+    random membership, runs of consecutive ids inside): choices are computed in parallel from the state at
+    the start of the sub-round (`lp_choices`) and applied in order with the weight limit re-checked
+    (`apply_lp_choices`), so the result depends only on the seed, never on the thread count. Stops early after
+    a round that moved fewer than `stop_fraction * n` vertices.
+
+    With `normalized`, a vertex rates a cluster by its connection divided by the cluster's weight (KaHyPar's
+    w(u, v) / (c(u) c(v)) rating, first constraint) instead of the plain connection, so hubs' clusters do not
+    swallow their periphery on power-law graphs.
+
+    `blocks` (int32, length n, or empty for none) restricts clusters to one block each: a vertex only looks
+    at neighbours of its own block (the V-cycle of KaFFPa / KaMinPar: coarsening that keeps a partition).
+
+    Returns labels (int32).
+    """
+    n = indptr.shape[0] - 1
+    chunks = 4 * thread_budget()
+    labels = np.arange(n, dtype=np.int32)
+    cluster_weights = vertex_weights.copy()
+    max_degree = int(np.diff(indptr).max()) if n else 0
+    size = 16  # one open-addressing table row per chunk, at most half full
+    while size < 2 * max_degree + 2:
+        size *= 2
+    table_keys = np.full((chunks, size), -1, dtype=np.int32)
+    table_vals = np.zeros((chunks, size), dtype=np.int64)
+    touched = np.zeros((chunks, size), dtype=np.int64)
+    choice = np.empty(n, dtype=np.int32)
+    order = np.empty(n, dtype=np.int32)
+    batch_ptr = np.zeros(batches + 1, dtype=np.int64)
+    constrained = blocks.shape[0] == n
+    for r in range(rounds):
+        batched_order(n, ORDER_RUN, batches, seed, r, order, batch_ptr)
+        moved = 0
+        for batch in range(batches):
+            lo, hi = int(batch_ptr[batch]), int(batch_ptr[batch + 1])
+            run_chunked(lp_choices, chunks, indptr, indices, edge_weights, vertex_weights, cap, seed, labels,
+                        cluster_weights, order, lo, hi, constrained, blocks, table_keys, table_vals, touched,
+                        choice, normalized)
+            moved += apply_lp_choices(order, lo, hi, choice, labels, cluster_weights, vertex_weights, cap)
+        if moved < max(1.0, stop_fraction * n):
+            break
+    return labels
 
 
 def coarsest_size(k: int, options: PartitionOptions) -> int:
@@ -69,8 +144,7 @@ def cluster_level(graph: LevelGraph, cap: np.ndarray, method: str, options: Part
             rounds = min(rounds, options.large_level_clustering_rounds)
         labels = label_propagation_clustering(graph.indptr, graph.indices, graph.edge_weights,
                                               graph.vertex_weights, cap, rounds,
-                                              options.clustering_batches, seed,
-                                              4 * numba.get_num_threads(), options.clustering_stop_fraction,
+                                              options.clustering_batches, seed, options.clustering_stop_fraction,
                                               NO_BLOCKS if blocks is None else blocks,
                                               options.clustering_rating == "normalized")
     if blocks is not None:

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from apportion._chunked import run_chunked, thread_budget
 from apportion.partitioning.vertex._refine_kernels import (
     accept_requests, afterburner, apply_if_not_worse, boundary_vertices, file_requests, kway_fm,
     touched_vertices)
@@ -36,20 +36,23 @@ def refine_two_direction(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ma
     target = np.full(n, -1, dtype=np.int32)
     gain = np.zeros(n, dtype=np.int64)
     rank = np.zeros(n, dtype=np.int64)
-    chunks = 4 * numba.get_num_threads()
+    chunks = 4 * thread_budget()
+    filed = np.zeros(chunks, dtype=np.int64)
     moved = 0
     for p in range(passes):
         moved_in_pass = 0
         for direction in (0, 1):
             if boundary.shape[0] == 0:
                 break
-            filed = file_requests(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
-                                  max_weights, bw.shape[0], direction, seed * 7919 + 2 * p + direction, target,
-                                  gain, rank, chunks, boundary)
+            run_chunked(file_requests, chunks, graph.indptr, graph.indices, graph.edge_weights,
+                        graph.vertex_weights, part, bw, max_weights, bw.shape[0], direction,
+                        seed * 7919 + 2 * p + direction, target, gain, rank, boundary, filed)
             accepted = None
-            if filed:
-                candidates = afterburner(graph.indptr, graph.indices, graph.edge_weights, part, target, gain, rank,
-                                         boundary)
+            if filed.any():
+                keep = np.empty(boundary.shape[0], dtype=np.bool_)
+                run_chunked(afterburner, chunks, graph.indptr, graph.indices, graph.edge_weights, part, target,
+                            gain, rank, boundary, keep)
+                candidates = boundary[keep]
                 if candidates.shape[0]:
                     accepted = accept_requests(graph.vertex_weights, bw, max_weights, candidates, target, gain)
                     if accepted.shape[0] == 0 or apply_if_not_worse(

@@ -1,0 +1,75 @@
+"""run_chunked: every chunk runs exactly once, on as many threads as the budget allows, and errors surface only
+after every thread has stopped writing."""
+
+import threading
+import time
+
+import numba
+import numpy as np
+import pytest
+from numba import njit
+
+from apportion._chunked import run_chunked
+
+
+@njit(cache=True, nogil=True)
+def _count_chunks(first, stride, chunks, counts, caller):
+    for t in range(first, chunks, stride):
+        counts[t] += 1
+        caller[t] = first
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 3, 8, 9])
+@pytest.mark.parametrize("budget", sorted({1, min(2, numba.config.NUMBA_NUM_THREADS),
+                                           numba.config.NUMBA_NUM_THREADS}))
+def test_every_chunk_once_on_the_budgeted_threads(chunks, budget):
+    previous = numba.get_num_threads()
+    numba.set_num_threads(budget)
+    try:
+        counts = np.zeros(chunks, dtype=np.int64)
+        caller = np.full(chunks, -1, dtype=np.int64)
+        run_chunked(_count_chunks, chunks, counts, caller)
+    finally:
+        numba.set_num_threads(previous)
+    np.testing.assert_array_equal(counts, np.ones(chunks))
+    threads = min(budget, chunks)
+    # chunk t belongs to the call with first = t mod (thread count): one call per thread, interleaved chunks
+    np.testing.assert_array_equal(caller, np.arange(chunks) % threads)
+
+
+def test_error_is_raised_after_the_other_threads_finished():
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs two Numba threads")
+    finished = threading.Event()
+
+    def kernel(first, stride, chunks):
+        if first == 0:
+            raise ValueError("chunk 0 failed")
+        time.sleep(0.2)  # the other thread is still writing when the caller's call fails
+        finished.set()
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        with pytest.raises(ValueError, match="chunk 0 failed"):
+            run_chunked(kernel, 2)
+        assert finished.is_set()
+    finally:
+        numba.set_num_threads(previous)
+
+
+def test_error_in_a_pool_thread_reaches_the_caller():
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs two Numba threads")
+
+    def kernel(first, stride, chunks):
+        if first == 1:
+            raise RuntimeError("chunk 1 failed")
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        with pytest.raises(RuntimeError, match="chunk 1 failed"):
+            run_chunked(kernel, 4)
+    finally:
+        numba.set_num_threads(previous)
