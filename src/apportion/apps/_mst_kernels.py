@@ -385,7 +385,7 @@ def sort_by_key(keys, ws, n):
         w_out[slot] = ws[i]
     for x in range(n):
         if starts[x + 1] - starts[x] > 1:
-            sort_segment(v_out, w_out, True, starts[x], starts[x + 1])
+            sort_segment(v_out, w_out, np.bool_(True), starts[x], starts[x + 1])  # not a literal: one compiled copy
     return u_out, v_out, w_out
 
 

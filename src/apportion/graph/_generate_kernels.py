@@ -166,7 +166,9 @@ def _angle_bucket(dx, dy, size):
     return int(np.floor(a * size)) % size
 
 
-@njit(cache=True, nogil=True)
+# A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal
+# constants to them instead of compiling one more copy per argument type (seconds on a cold cache).
+@njit("(int64[::1], int64, int64)", cache=True, nogil=True)
 def _link(twin, a, b):
     twin[a] = b
     if b != -1:
@@ -215,7 +217,7 @@ def _legalize(start, tri_vertex, twin, hull_edge, xs, ys, stack):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit("(int64[::1], int64[::1], int64, int64, int64, int64, int64, int64, int64)", cache=True, nogil=True)
 def _add_triangle(tri_vertex, twin, count, i0, i1, i2, h0, h1, h2):
     t = 3 * count
     tri_vertex[t] = i0

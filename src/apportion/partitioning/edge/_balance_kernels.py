@@ -59,7 +59,9 @@ def _best_move(a, b, p, loads, limit, fallback, slot_ptr, slot_part, slot_count,
     return best_cost - freed, best_q
 
 
-@njit(cache=True, nogil=True)
+# A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal
+# constants to them instead of compiling one more copy per argument type (seconds on a cold cache).
+@njit("(int64[::1], int32[::1], int32[::1], int32[::1], int64, int64)", cache=True, nogil=True)
 def _count_in(slot_ptr, slot_part, slot_count, fill, x, p):
     s = find_slot(slot_ptr, slot_part, fill, x, p)
     return 0 if s < 0 else slot_count[s]

@@ -18,7 +18,9 @@ def _is_overloaded(bw, b, max_weights):
     return False
 
 
-@njit(cache=True, nogil=True)
+# A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal
+# constants to them instead of compiling one more copy per argument type (seconds on a cold cache).
+@njit("(int64[:, ::1], int64, int64[:, ::1], int64, int64[:, ::1])", cache=True, nogil=True)
 def _relieves(bw, b, vertex_weights, v, max_weights):
     """True when moving v out of block b lowers some constraint in which b is overloaded."""
     for c in range(bw.shape[1]):
@@ -27,7 +29,8 @@ def _relieves(bw, b, vertex_weights, v, max_weights):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit("(int64, int64[::1], int32[::1], int64[::1], int64[:, ::1], int32[::1], "
+      "int64[:, ::1], int64[:, ::1], int64[::1], int32[::1])", cache=True, nogil=True)
 def _rebalance_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, conn, touched):
     """Best destination for v leaving its overloaded block: the adjacent block that fits with the largest
     connection, else the non-adjacent block that fits with the most relative room; (block, gain) or (-1, 0).

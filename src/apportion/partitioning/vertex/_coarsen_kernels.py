@@ -14,7 +14,9 @@ from apportion.graph._segmented_kernels import best_in_row
 from apportion.partitioning.vertex._partition_kernels import mix_hash, stable_argsort
 
 
-@njit(cache=True, nogil=True)
+# A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal
+# constants to them instead of compiling one more copy per argument type (seconds on a cold cache).
+@njit("(int64[:, ::1], int64, int64, int64[::1])", cache=True, nogil=True)
 def _pair_fits(vertex_weights, u, v, cap):
     for c in range(vertex_weights.shape[1]):
         if vertex_weights[u, c] + vertex_weights[v, c] > cap[c]:

@@ -116,7 +116,9 @@ def induced_subgraph(indptr, indices, edge_weights, vertex_weights, vertices):
     return sub_ptr, sub_idx, sub_w, sub_vw
 
 
-@njit(cache=True, nogil=True)
+# A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal
+# constants to them instead of compiling one more copy per argument type (seconds on a cold cache).
+@njit("(int64[:, ::1], float64[:, ::1], int64)", cache=True, nogil=True)
 def _excess(bw, targets, side):
     s = 0.0
     for c in range(bw.shape[1]):
@@ -286,12 +288,12 @@ def grow_and_refine_tries(indptr, indices, edge_weights, vertex_weights, target0
     for a in range(starts.shape[0]):
         part = grow_bisection(indptr, indices, edge_weights, vertex_weights, target0, max_weights[0], starts[a],
                               seed + a)
-        bw = block_weights(vertex_weights, part, 2)
+        bw = block_weights(vertex_weights, part, np.int64(2))  # not a literal: the copy Python calls
         cut = bisection_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, targets,
                            fm_passes, patience)
         over = overload(bw, 0, max_weights) + overload(bw, 1, max_weights)
         if best_cut < 0 or over < best_over or (over == best_over and cut < best_cut):
-            best[:] = part
+            best = part  # a fresh array every try (a slice copy would compile Numba's shape-error formatting)
             best_over = over
             best_cut = cut
     return best

@@ -10,7 +10,9 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True, nogil=True)
+# A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal
+# constants to them instead of compiling one more copy per argument type (seconds on a cold cache).
+@njit("(int64, int64)", cache=True, nogil=True)
 def mix_hash(x, seed):
     """splitmix64 of (x, seed) as a non-negative int64: a seeded pseudo-random priority of x.
 
@@ -52,7 +54,7 @@ def block_weights(vertex_weights, part, k):
     return bw
 
 
-@njit(cache=True, nogil=True)
+@njit("(int64[:, ::1], int64, int64[:, ::1], int64, int64[:, ::1])", cache=True, nogil=True)
 def fits(bw, b, vertex_weights, v, max_weights):
     """True when block b can take vertex v without exceeding its maximum in any constraint."""
     for c in range(bw.shape[1]):
@@ -61,7 +63,7 @@ def fits(bw, b, vertex_weights, v, max_weights):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit("(int64[:, ::1], int64, int64[:, ::1])", cache=True, nogil=True)
 def overload(bw, b, max_weights):
     """How far block b is above its maximum, summed over constraints relative to each maximum (0 if within)."""
     s = 0.0
@@ -111,7 +113,7 @@ def heap_sift_down(heap, key, pos, size, i):
     pos[v] = i
 
 
-@njit(cache=True, nogil=True)
+@njit("(int32[::1], int64[::1], int64[::1], int64[::1], int64, int64)", cache=True, nogil=True)
 def heap_push_or_update(heap, key, pos, size, v, k):
     """Insert v with key k, or change its key when present."""
     if pos[v] < 0:

@@ -20,7 +20,9 @@ EXACT_UPDATE_DEGREE = 64
 FM_MIN_PATIENCE = 256
 
 
-@njit(cache=True, nogil=True)
+# A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal
+# constants to them instead of compiling one more copy per argument type (seconds on a cold cache).
+@njit("(int64, int64[::1], int32[::1], int64[::1], int32[::1], int64[::1], int32[::1])", cache=True, nogil=True)
 def gather_connectivity(v, indptr, indices, edge_weights, part, conn, touched):
     """conn[b] = weight of v's edges into block b for the touched blocks; returns how many were touched.
 
