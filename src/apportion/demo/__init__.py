@@ -69,8 +69,10 @@ def warm_up_groups(names: list[str], workers: int, warmable: frozenset[str] = fr
 
     Sections sharing kernels stay together in the first worker; the rest go round-robin over the others, each
     list in demo order. A shared section in `warmable` (it has a `warm(ctx)` that compiles its kernels outside
-    the shared ones) also gets a job `"<name>:warm"` at the end of the second worker, which is otherwise the
-    lighter one."""
+    the shared ones) also gets a job `"<name>:warm"` at the start of the second worker: the first worker
+    reaches that section only after the sections before it, so by then those kernels are in the on-disk cache
+    instead of being compiled by both workers at once. (Numba looks in the cache at a kernel's first call in a
+    process, so the order of the jobs decides which worker compiles what.)"""
     if workers <= 1 or len(names) <= 1:
         return [list(names)]
     groups: list[list[str]] = [[] for _ in range(workers)]
@@ -81,7 +83,7 @@ def warm_up_groups(names: list[str], workers: int, warmable: frozenset[str] = fr
     for i, name in enumerate(rest):
         groups[others[i % len(others)]].append(name)
     if len(groups[0]) > 1:  # one shared section alone compiles nothing twice: no split needed
-        groups[1].extend(f"{name}:warm" for name in groups[0] if name in warmable)
+        groups[1][:0] = [f"{name}:warm" for name in groups[0] if name in warmable]
     return [group for group in groups if group]
 
 
