@@ -21,7 +21,7 @@ $(VENV)/.stamp-test: pyproject.toml | $(PY)
 
 install: $(VENV)/.stamp-base
 
-# The first run on a machine compiles apportion's Numba kernels (about a minute on 2 cores); `apportion compile`
+# The first run on a machine compiles apportion's Numba kernels (about 40 s on 2 cores); `apportion compile`
 # does it as part of getting ready and returns at once when the kernels are already cached.
 demo: $(VENV)/.stamp-base
 	$(VENV)/bin/apportion compile

@@ -158,19 +158,6 @@ def heap_pop(heap, key, pos, size):
     return v
 
 
-@njit(cache=True, nogil=True)
-def edge_cut_serial(indptr, indices, edge_weights, part):
-    """`edge_cut` without a parallel region (for the many small graphs of initial partitioning)."""
-    n = indptr.shape[0] - 1
-    total = 0
-    for v in range(n):
-        pv = part[v]
-        for e in range(indptr[v], indptr[v + 1]):
-            if part[indices[e]] != pv:
-                total += edge_weights[e]
-    return total // 2
-
-
 #: `stable_argsort` insertion-sorts runs of this many entries before merging them
 _SORT_RUN = 32
 

@@ -21,7 +21,7 @@ from apportion.partitioning.vertex.contract import LevelGraph, contract_graph
 from apportion.partitioning.vertex.options import PartitionOptions
 
 
-#: graphs smaller than this run their parallel kernels on one thread: starting a parallel region costs more
+#: graphs smaller than this run their parallel steps on one thread: handing chunks to other threads costs more
 #: than it saves there, and much more on a machine whose cores are shared
 PARALLEL_MIN_VERTICES = 20_000
 
