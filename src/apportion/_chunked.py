@@ -7,8 +7,9 @@ chunk 0's share); the GIL is released inside the kernels, so the calls run at th
 
 Why not Numba's `parallel=True`: it sends the whole function through the parfor pipeline, which costs about a
 second more compile time per kernel than the same kernel compiled serially, plus the start of a threading
-layer; that was a third of the partitioner's first-run compile time. Results never depend on the thread
-count, since every chunk writes its own slice.
+layer; that was about a sixth of the partitioner's first-run compile time (measured back to back on its demo
+section: 50.8 s and 44.3 s with parfors, 40.2 s and 36.6 s without). Results never depend on the thread count,
+since every chunk writes its own slice.
 """
 
 from __future__ import annotations

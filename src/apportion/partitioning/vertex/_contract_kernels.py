@@ -188,8 +188,8 @@ def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
     """The coarse graph of (indptr, indices, edge_weights, vertex_weights) under cmap (values in [0, nc)).
 
     Members are grouped by coarse id with a counting sort; `chunks` static slices of the coarse vertices are
-    built in parallel, each thread with its own marker array over the coarse ids (the position of a neighbour in the
-    segment being built), so duplicates merge in one pass without sorting the raw edge list; each merged
+    built in parallel, each thread with its own marker array over the coarse ids (the position of a neighbour
+    in the segment being built), so duplicates merge in one pass without sorting the raw edge list; each merged
     segment is then sorted. The result does not depend on `chunks`.
 
     Returns (coarse_indptr int64, coarse_indices int32, coarse_edge_weights int64, coarse_vertex_weights
