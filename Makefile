@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: demo test install clean bench
+.PHONY: demo test install clean bench mutants
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ demo: $(VENV)/.stamp-base
 
 test: $(VENV)/.stamp-test
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# The mutation check (docs/testing.md): slow, so not part of `make test`.
+mutants: $(VENV)/.stamp-test
+	$(PY) tools/mutants.py
 
 bench: $(VENV)/.stamp-test
 	@echo "benchmarks are run one by one: $(PY) benchmarks/<name>.py (see docs/)"
