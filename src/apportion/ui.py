@@ -109,6 +109,7 @@ def progress(description: str, total: float | None = None) -> Iterator[_NullTask
         indent = "  " * _open_tasks
         task_id = display.add_task(indent + description, total=total)
         _open_tasks += 1
+        display.refresh()  # drawn now, not at the next tick: a task that ends sooner is seen too
     try:
         yield _RichTask(display, task_id, indent)
     finally:
