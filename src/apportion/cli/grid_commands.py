@@ -133,7 +133,8 @@ def draw_rectangles(ax, rect, title: str | None = None) -> tuple[list, list[str]
     ax.tick_params(labelsize=7)
     ax.set_xlabel("column", fontsize=8)
     ax.set_ylabel("row", fontsize=8)
-    label = f"{title or rect.method}: {rect.p} processors, {rect.rows:,} × {rect.cols:,} grid"
+    method = rect.method.upper() if rect.method in ("sgp", "asgp", "php", "nphp") else rect.method
+    label = f"{title or method}: {rect.p} processors, {rect.rows:,} × {rect.cols:,} grid"
     if rect.metrics is not None:
         label += (f"\n{rect.metrics.data_items:,} items and ≤ {rect.metrics.max_messages} messages per processor "
                   "per iteration")
