@@ -20,6 +20,7 @@ from apportion.apps.stencil_runtime import StencilTrace
 from apportion.errors import InputError
 from apportion.partitioning.grid.balance import BalancedGrid, balance_grid
 from apportion.platform.device import KernelSet, Work
+from apportion.ui import track
 
 GAUSS_KERNELS = KernelSet(cpu=eliminate_block, name="eliminate_block")
 
@@ -102,7 +103,7 @@ def run_gauss(n: int, devices, *, model: str = "cpm", method: str = "nphp", tabl
     pool = None if simulated else ThreadPoolExecutor(max_workers=p)
     wall = time.perf_counter()
     try:
-        for k in range(total):
+        for k in track(range(total), "elimination steps"):
             start = time.perf_counter()
             column = np.empty(n)  # gather column k (the dynamic step)
             for _, r0, c0, blk in blocks:

@@ -33,6 +33,7 @@ import numpy as np
 from apportion.apps.stencil_runtime import StencilTrace, gather, make_blocks
 from apportion.errors import InputError, UnavailableError
 from apportion.partitioning.grid.rectangles import Rectangles
+from apportion.ui import track
 
 _WORKER_CLASS = None
 
@@ -274,7 +275,7 @@ class RayStencilRuntime:
         communication = np.zeros((steps, p))
         ray.get([w.warm_up.remote(kernels, tuple(params)) for w in self.workers])
         wall = time.perf_counter()
-        for step in range(steps):
+        for step in track(range(steps), "iterations"):
             zones = [w.send_zones.options(num_returns=p).remote() if p > 1 else [w.send_zones.remote()]
                      for w in self.workers]
             results = ray.get([w.step.remote(kernels, tuple(params), *[zones[source][destination]
@@ -348,7 +349,7 @@ class RayGaussRuntime:
         perm = np.arange(self.n)
         ray.get([w.warm_up.remote(kernels) for w in self.workers])
         wall = time.perf_counter()
-        for k in range(steps):
+        for k in track(range(steps), "elimination steps"):
             columns = [w.column.remote(k) for w in self.workers]
             rows = [w.rows.remote(k, *columns) for w in self.workers]
             results = ray.get([w.update.remote(kernels, k, p, *columns, *rows) for w in self.workers])

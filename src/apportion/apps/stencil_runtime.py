@@ -19,6 +19,7 @@ import numpy as np
 from apportion.partitioning.grid.rectangles import Rectangles
 from apportion.perfmodel.clock import check_clock, timed_run
 from apportion.platform.device import KernelSet
+from apportion.ui import track
 
 
 @dataclass
@@ -175,7 +176,7 @@ class StencilRuntime:
                          first.data.copy(), scratch=np.empty_like(first.scratch))
             KernelSet.coerce(kernels).cpu(*make_args(copy))
         wall = time.perf_counter()
-        for step in range(steps):
+        for step in track(range(steps), "iterations"):
             if self.simulated:
                 for i, device in enumerate(self.devices):
                     link = device.link

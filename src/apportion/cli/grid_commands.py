@@ -20,7 +20,8 @@ def register(subparsers) -> None:
     grid.add_argument("cols", type=int, help="grid columns")
     grid.add_argument("--speeds", required=True, help="relative speeds, e.g. 10,10,5,5 or 2x10,4x5 (VALUExCOUNT)")
     grid.add_argument("--method", default="nphp", choices=METHOD_NAMES, help="partitioner (default nphp)")
-    grid.add_argument("--plot", metavar="FILE.png", help="draw the rectangles coloured by speed group")
+    grid.add_argument("--plot", metavar="FILE.png|.svg|.pdf",
+                      help="draw the rectangles (format by extension: png, svg, pdf, …)")
     grid.add_argument("--sigma", type=float, default=1e-3, help="message latency in seconds (default 0.001)")
     grid.add_argument("--bandwidth", type=float, default=10e6, help="bytes per second (default 10e6)")
     grid.add_argument("--item-bytes", type=int, default=4, help="bytes per grid value (default 4)")
@@ -77,6 +78,10 @@ def register(subparsers) -> None:
 def _grid(args: argparse.Namespace) -> int:
     from apportion.partitioning.grid import partition_grid
 
+    if args.plot:  # an unknown picture format is refused before any work
+        from apportion._pictures import check_picture_path
+
+        check_picture_path(args.plot, "--plot")
     speeds = parse_number_list(args.speeds, "--speeds")
     rect = partition_grid(args.rows, args.cols, speeds, method=args.method, sigma=args.sigma,
                           bandwidth=args.bandwidth, item_bytes=args.item_bytes)
@@ -95,47 +100,86 @@ def _grid(args: argparse.Namespace) -> int:
     return 0
 
 
-def plot_rectangles(rect, path: str, ax=None, title: str | None = None) -> None:
-    """Draw `rect`'s pieces coloured by speed group, with each processor's message count; atomic write when
-    `ax` is None."""
-    import matplotlib
+#: what the pictures of `plot_rectangles` / `draw_rectangles` show, printed under them
+RECTANGLES_CAPTION = ("Colour: the processor's speed. Number: messages the processor sends per iteration "
+                      "(one to each processor whose rectangle touches its own).")
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def draw_rectangles(ax, rect, title: str | None = None) -> tuple[list, list[str]]:
+    """Draw `rect`'s pieces on the matplotlib axes `ax`: coloured by speed group, each labelled with its
+    processor's message count (pieces too small to hold a number stay blank), axes in grid columns and rows
+    (row 0 at the top, as in the grid's arrays). Returns the legend's (handles, labels), one per speed group."""
     from matplotlib.patches import Rectangle as Patch
+    from matplotlib.ticker import MaxNLocator
 
-    from apportion._atomic import atomic_path
-
-    own = ax is None
-    if own:
-        fig, ax = plt.subplots(figsize=(6, 6 * rect.rows / max(rect.cols, 1) if rect.cols >= rect.rows else 6))
     groups = sorted(set(rect.speeds.tolist()), reverse=True)
-    colours = plt.get_cmap("tab10")
+    counts = {g: int((rect.speeds == g).sum()) for g in groups}
+    colours = _speed_colours(len(groups))
     messages = rect.metrics.messages if rect.metrics is not None else None
     for j in range(rect.pieces):
         i = int(rect.owner[j])
-        colour = colours(groups.index(float(rect.speeds[i])) % 10)
+        colour = colours[groups.index(float(rect.speeds[i]))]
         ax.add_patch(Patch((rect.col[j], rect.row[j]), rect.width[j], rect.height[j], facecolor=colour,
-                           edgecolor="black", linewidth=0.8, alpha=0.8))
-        if messages is not None and rect.height[j] * rect.width[j] > 0.002 * rect.rows * rect.cols:
+                           edgecolor="black", linewidth=0.8))
+        roomy = min(rect.width[j] / max(rect.cols, 1), rect.height[j] / max(rect.rows, 1)) >= 0.025
+        if messages is not None and roomy:
             ax.text(rect.col[j] + rect.width[j] / 2, rect.row[j] + rect.height[j] / 2, str(int(messages[i])),
                     ha="center", va="center", fontsize=7)
     ax.set_xlim(0, rect.cols)
     ax.set_ylim(rect.rows, 0)
     ax.set_aspect("equal")
-    ax.set_xticks([])
-    ax.set_yticks([])
-    label = title or rect.method
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+    ax.tick_params(labelsize=7)
+    ax.set_xlabel("column", fontsize=8)
+    ax.set_ylabel("row", fontsize=8)
+    method = rect.method.upper() if rect.method in ("sgp", "asgp", "php", "nphp") else rect.method
+    label = f"{title or method}: {rect.p} processors, {rect.rows:,} × {rect.cols:,} grid"
     if rect.metrics is not None:
-        label += f": {rect.metrics.data_items} items, max {rect.metrics.max_messages} messages"
+        label += (f"\n{rect.metrics.data_items:,} items and ≤ {rect.metrics.max_messages} messages per processor "
+                  "per iteration")
     ax.set_title(label, fontsize=9)
-    if own:
-        handles = [Patch((0, 0), 1, 1, facecolor=colours(k % 10)) for k in range(len(groups))]
-        ax.legend(handles, [f"speed {g:g}" for g in groups], loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
-        fig.tight_layout()
-        with atomic_path(path, ".png") as tmp:
-            fig.savefig(tmp, dpi=120, format="png")
-        plt.close(fig)
+    handles = [Patch((0, 0), 1, 1, facecolor=colours[k], edgecolor="black", linewidth=0.5)
+               for k in range(len(groups))]
+    labels = [f"speed {g:g} ({counts[g]} processor{'s' if counts[g] > 1 else ''})" for g in groups]
+    return handles, labels
+
+
+def _speed_colours(count: int) -> list:
+    """One colour per speed group, fastest first: tab10, or evenly spaced viridis beyond ten groups."""
+    from matplotlib import colormaps
+
+    if count <= 10:
+        return [colormaps["tab10"](k) for k in range(count)]
+    return [colormaps["viridis"](k / (count - 1)) for k in range(count)]
+
+
+def plot_rectangles(rect, path, ax=None, title: str | None = None) -> None:
+    """Draw `rect` (see `draw_rectangles`) with a legend of speed groups and a caption saying what the numbers
+    are, and save it to `path` in the format its extension names (atomic write; InputError for an unknown
+    extension). With `ax`, only draw the rectangles on it (the caller composes and saves the figure)."""
+    if ax is not None:
+        draw_rectangles(ax, rect, title)
+        return
+    from matplotlib.figure import Figure
+
+    from apportion._pictures import check_picture_path, save_figure
+
+    check_picture_path(path, "--plot")
+    aspect = rect.rows / max(rect.cols, 1)
+    fig = Figure(figsize=(6.4, max(3.0, min(9.0, 5.0 * aspect + 1.2))))
+    ax = fig.add_subplot()
+    handles, labels = draw_rectangles(ax, rect, title)
+    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=7, title="colour",
+              title_fontsize=7, frameon=False)
+    ax.text(0.0, -0.1, _wrap(RECTANGLES_CAPTION, 90), transform=ax.transAxes, ha="left", va="top", fontsize=7)
+    save_figure(fig, path, dpi=120, option="--plot")
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))
 
 
 # ---------------------------------------------------------------------- perfmodel

@@ -33,7 +33,8 @@ def register(subparsers) -> None:
                         help="qilin: training fraction of the input (default 0.3)")
     parser.add_argument("--compute", action="store_true",
                         help="simulated platforms: also compute the result on the host and check it")
-    parser.add_argument("--gantt", metavar="FILE.png", help="draw the trace as a Gantt chart")
+    parser.add_argument("--gantt", metavar="FILE.png|.svg|.pdf",
+                        help="draw the trace as a Gantt chart (format by extension: png, svg, pdf, …)")
     parser.add_argument("--cluster", metavar="ADDRESS",
                         help="run on Ray actors of the cluster at ADDRESS (also RAY_ADDRESS); 'local' starts one")
     parser.add_argument("--workers", type=int, default=2, metavar="N",
@@ -64,6 +65,10 @@ def run_schedule_command(args: argparse.Namespace) -> int:
 
     if args.rounds < 1:
         raise InputError(f"--rounds: must be >= 1, got {args.rounds}")
+    if args.gantt:  # an unknown picture format is refused before any work
+        from apportion._pictures import check_picture_path
+
+        check_picture_path(args.gantt, "--gantt")
     options = {"fraction": args.fraction} if args.policy.startswith("qilin") else {}
     policy = make_policy(args.policy, **options)  # unknown policy -> InputError before any work
     from apportion.schedule.workloads import WORKLOADS
@@ -76,7 +81,7 @@ def run_schedule_command(args: argparse.Namespace) -> int:
         size = args.size if args.size is not None else DEFAULT_SIZE[kind][args.workload]
         workload = build_workload(args.workload, size, args.chunks,
                                   materialize=not platform.simulated or args.compute, seed=args.seed)
-        with progress(f"{policy} on {len(platform.devices)} devices, {args.rounds} rounds"):
+        with progress(f"{args.policy}: {args.workload} on {len(platform.devices)} devices"):
             schedule = run_schedule(workload, platform, policy, args.rounds, compute=args.compute)
         check = None
         if schedule.result is not None:

@@ -69,7 +69,8 @@ def run(ctx) -> None:
     axis.set_title("degree distributions: meshes are narrow, social graphs heavy-tailed")
     axis.legend(fontsize=7)
     figure.tight_layout()
-    path = ctx.picture("graphs_degree_distributions.png")
-    figure.savefig(path, dpi=120)
+    from apportion._pictures import save_figure
+
+    path = save_figure(figure, ctx.picture("graphs_degree_distributions.png"), dpi=120)  # atomic
     plt.close(figure)
     ctx.console.print(f"degree distributions → {path}")

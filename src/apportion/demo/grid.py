@@ -9,13 +9,11 @@ EXAMPLE_29 = [2] * 10 + [4] * 5 + [5] * 4 + [3] * 5 + [1] * 5
 
 
 def run(ctx) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
     from rich.table import Table
 
-    from apportion.cli.grid_commands import plot_rectangles
+    from apportion._pictures import save_figure
+    from apportion.cli.grid_commands import RECTANGLES_CAPTION, draw_rectangles
     from apportion.partitioning.grid import partition_grid
 
     n = 2000
@@ -30,11 +28,11 @@ def run(ctx) -> None:
         table.add_row(method if method != "best" else f"best ({rect.method})", f"{m.data_items / n:.2f}",
                       str(m.max_messages), str(m.total_messages), f"{m.comm_time_s:.4f}")
     ctx.console.print(table)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 5.5))
-    plot_rectangles(results["php"], None, ax=axes[0], title="PHP")
-    plot_rectangles(results["nphp"], None, ax=axes[1], title="NPHP")
-    fig.tight_layout()
-    path = ctx.picture("grid_nphp_vs_php.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    ctx.console.print(f"NPHP vs PHP picture: {path} (numbers: messages per processor)")
+    fig = Figure(figsize=(11, 6.4), layout="constrained")
+    axes = fig.subplots(1, 2)
+    draw_rectangles(axes[0], results["php"], title="PHP")
+    handles, labels = draw_rectangles(axes[1], results["nphp"], title="NPHP")
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8, frameon=False,
+               title=RECTANGLES_CAPTION, title_fontsize=8)
+    path = save_figure(fig, ctx.picture("grid_nphp_vs_php.png"), dpi=110)
+    ctx.console.print(f"NPHP vs PHP picture: {path} (numbers: messages each processor sends per iteration)")

@@ -72,18 +72,25 @@ def _euclidean_delaunay(count: int, rng):
 
 
 def _draw(ctx, points, graph, forest) -> None:
-    import matplotlib.pyplot as plt
+    """The Delaunay triangulation in light grey and its minimum spanning tree in blue, with a legend."""
     from matplotlib.collections import LineCollection
+    from matplotlib.figure import Figure
+
+    from apportion._pictures import save_figure
 
     u, v, _ = graph.edges()
-    fig, ax = plt.subplots(figsize=(6, 6))
-    ax.add_collection(LineCollection(np.stack([points[u], points[v]], axis=1), colors="0.85", linewidths=0.4))
+    fig = Figure(figsize=(6, 6.4))
+    ax = fig.add_subplot()
+    ax.add_collection(LineCollection(np.stack([points[u], points[v]], axis=1), colors="0.8", linewidths=0.4,
+                                     label=f"Delaunay edges ({graph.m:,}), weight = length"))
     ax.add_collection(LineCollection(np.stack([points[forest.u], points[forest.v]], axis=1), colors="tab:blue",
-                                     linewidths=1.0))
+                                     linewidths=1.0, label=f"minimum spanning tree ({forest.u.shape[0]:,} edges)"))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
     ax.set_aspect("equal")
     ax.set_axis_off()
-    ax.set_title(f"Euclidean MST of {graph.n} points (total length {forest.total_weight / 1e4:.2f})")
-    path = ctx.picture("mst.png")
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    ax.set_title(f"Euclidean MST of {graph.n:,} random points (total length {forest.total_weight / 1e4:.2f})",
+                 fontsize=10)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=1, frameon=False, fontsize=8)
+    path = save_figure(fig, ctx.picture("mst.png"), dpi=110)
     ctx.console.print(f"picture: {path}")

@@ -22,7 +22,6 @@ def _layout(graph) -> np.ndarray:
 
 
 def run(ctx) -> None:
-    import matplotlib.pyplot as plt
     from rich.table import Table
 
     import apportion
@@ -48,19 +47,42 @@ def run(ctx) -> None:
     ctx.console.print(f"cut {result.cut:,}, imbalance {result.imbalance:.4f}, {result.levels} levels; {phases}")
 
     xy = _layout(graph)
-    fig, ax = plt.subplots(figsize=(7, 6))
-    colours = np.array(["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"])
+    path = _draw(ctx, graph, result, xy, label)
+    ctx.console.print(f"picture: {path}")
+
+
+def _draw(ctx, graph, result, xy, label):
+    """The vertices at their spectral-layout positions coloured by block, the cut edges in black, and a legend
+    of the blocks with their target and actual shares of the vertex weight."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    from apportion._pictures import save_figure
+
+    fig = Figure(figsize=(8.6, 6))
+    ax = fig.add_subplot()
+    k = len(result.targets)
+    colours = np.array(["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                        "#bcbd22", "#17becf"])[np.arange(k) % 10]
     u, v, _ = graph.edges()
     cut_edges = result.assignment[u] != result.assignment[v]
-    from matplotlib.collections import LineCollection
-
     segments = np.stack([xy[u[cut_edges]], xy[v[cut_edges]]], axis=1)
     ax.scatter(xy[:, 0], xy[:, 1], s=1.5, c=colours[result.assignment], linewidths=0)
     ax.add_collection(LineCollection(segments, colors="black", linewidths=0.6))
-    ax.set_title(f"{label}: 4 blocks for speeds 4:2:1:1 (cut {result.cut:,} edges, black)")
+    ratio = ":".join(f"{t:g}" for t in np.asarray(result.targets) / min(result.targets))
+    ax.set_title(f"{label}: {k} blocks for speeds {ratio}", fontsize=11)
     ax.set_aspect("equal")
     ax.axis("off")
-    path = ctx.picture("partition_4elt.png")
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    ctx.console.print(f"picture: {path}")
+    total = float(np.sum(result.block_weights))
+    handles = [Line2D([], [], linestyle="", marker="o", markersize=7, color=colours[b],
+                      label=f"block {b}: target {100 * result.targets[b]:.1f} %, got "
+                            f"{100 * float(np.sum(result.block_weights[b])) / total:.1f} %")
+               for b in range(k)]
+    handles.append(Line2D([], [], color="black", linewidth=1,
+                          label=f"cut edges ({result.cut:,} of {graph.m:,})"))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8,
+              title="share of the vertex weight", title_fontsize=8)
+    ax.text(0.0, -0.02, "positions: spectral layout (two Laplacian eigenvectors)", transform=ax.transAxes,
+            fontsize=7, color="#555555", va="top")
+    return save_figure(fig, ctx.picture("partition_4elt.png"), dpi=120)

@@ -30,6 +30,7 @@ from apportion._atomic import atomic_output, atomic_path
 from apportion.errors import InputError
 from apportion.perfmodel.clock import check_clock, timed_run
 from apportion.perfmodel.models import CommunicationSpeed
+from apportion.ui import track
 
 DEFAULT_SIZES = (1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20)
 DEFAULT_COMMS = (0, 256, 1024, 4096, 16384)
@@ -153,7 +154,7 @@ def build_tables(devices, case: Callable, sizes=DEFAULT_SIZES, comms=DEFAULT_COM
     samples = np.zeros((p, sizes.size, comms.size, options.samples))
     once = BenchOptions(warmup_runs=0, samples=1, min_sample_s=options.min_sample_s,
                         max_runs_per_sample=options.max_runs_per_sample, clock=options.clock)
-    for i, w in enumerate(sizes):
+    for i, w in enumerate(track(sizes, "workloads measured")):
         cases = [case(int(w), int(c)) for c in comms]
         for d, device in enumerate(devices):
             for j, (kernels, args, work) in enumerate(cases):

@@ -22,6 +22,7 @@ from apportion.schedule.policies import make_policy
 from apportion.schedule.policies.base import Policy, RoundContext
 from apportion.schedule.pool import RowWorkload, Workload
 from apportion.schedule.trace import Trace
+from apportion.ui import track
 
 
 @dataclass
@@ -131,7 +132,7 @@ def run_schedule(workload: Workload, platform, policy: str | Policy = "hass", ro
     records: list[RoundRecord] = []
     offset = 0.0
     clock_zero = time.perf_counter()
-    for r in range(rounds):
+    for r in track(range(rounds), "rounds"):
         workload.reset()
         ctx = RoundContext(round_index=r, n_chunks=workload.n_chunks, bundles=[d.bundles for d in devices],
                            peak_flops=[d.peak_flops for d in devices], probe=probe, alive=list(alive))

@@ -90,38 +90,44 @@ class Trace:
                               for i in self.intervals]}
 
     def gantt(self, path: str | Path, title: str = "", rounds: list[int] | None = None) -> Path:
-        """Draw a Gantt chart (one row per device, colour per interval kind) to a PNG, atomically."""
-        import matplotlib
+        """Draw a Gantt chart: one row per device, a colour per interval kind (legend), dotted lines where the
+        rounds start, labelled with their numbers; only `rounds` when given. Writes `path` in the format its
+        extension names (.png, .svg, .pdf, …) all at once; an unknown extension raises InputError before
+        anything is drawn. Returns `path` as a Path."""
+        from apportion._pictures import check_picture_path, save_figure
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        check_picture_path(path)
+        from matplotlib.figure import Figure
+        from matplotlib.lines import Line2D
         from matplotlib.patches import Patch
-
-        from apportion._atomic import atomic_path
 
         chosen = [i for i in self.intervals if rounds is None or i.round in rounds]
         n = len(self.device_names)
-        fig, ax = plt.subplots(figsize=(10, 1.0 + 0.55 * n))
+        fig = Figure(figsize=(10, 1.3 + 0.55 * n))
+        ax = fig.add_subplot()
         for kind in KINDS:
             for d in range(n):
                 bars = [(i.start, i.duration) for i in chosen if i.device == d and i.kind == kind]
                 if bars:
-                    ax.broken_barh(bars, (d - 0.38, 0.76), facecolors=COLOURS[kind], linewidth=0)
-        for r, start in enumerate(self.round_starts):
-            if rounds is None or r in rounds:
-                ax.axvline(start, color="#555555", linewidth=0.6, linestyle=":")
+                    # an edge of the same colour closes the anti-aliasing seams between back-to-back chunks
+                    ax.broken_barh(bars, (d - 0.38, 0.76), facecolors=COLOURS[kind], edgecolors=COLOURS[kind],
+                                   linewidth=0.4)
+        shown = [(r, start) for r, start in enumerate(self.round_starts) if rounds is None or r in rounds]
+        every = max(1, -(-len(shown) // 12))  # at most about twelve round labels, so they never overlap
+        for position, (r, start) in enumerate(shown):
+            ax.axvline(start, color="#333333", linewidth=0.8, linestyle=":", zorder=3)
+            if position % every == 0:
+                ax.text(start, 1.01, f"round {r}", transform=ax.get_xaxis_transform(), ha="left", va="bottom",
+                        fontsize=7, color="#555555")
         ax.set_yticks(range(n))
         ax.set_yticklabels(self.device_names)
-        ax.invert_yaxis()
-        ax.set_xlabel("seconds")
+        ax.set_ylim(n - 0.5, -0.5)  # first device at the top
+        ax.set_xlabel("seconds since the run started (simulated seconds on a simulated platform)")
         if title:
-            ax.set_title(title)
+            ax.set_title(title, pad=16)
         used = {i.kind for i in chosen}
-        ax.legend(handles=[Patch(color=COLOURS[k], label=k) for k in KINDS if k in used], loc="center left",
-                  bbox_to_anchor=(1.01, 0.5), ncol=1, frameon=False, fontsize=8)
-        fig.tight_layout()
-        path = Path(path)
-        with atomic_path(path, suffix=".png") as tmp:
-            fig.savefig(tmp, dpi=110, format="png")
-        plt.close(fig)
-        return path
+        handles = [Patch(color=COLOURS[k], label=k) for k in KINDS if k in used]
+        if shown:
+            handles.append(Line2D([], [], color="#333333", linewidth=0.8, linestyle=":", label="round start"))
+        ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5), ncol=1, frameon=False, fontsize=8)
+        return save_figure(fig, path, dpi=110)

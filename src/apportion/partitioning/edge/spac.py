@@ -39,6 +39,7 @@ from apportion.partitioning.edge._spac_kernels import (clone_runs_kernel, psi_cu
 from apportion.partitioning.edge.incidence import EdgeIncidence, edge_incidence
 from apportion.partitioning.edge.metrics import copy_statistics
 from apportion.partitioning.edge.vertex_partitioner import partition_vertices
+from apportion.ui import progress
 
 DOMINANT_WEIGHT = 1000
 RUN_CAP = 32
@@ -181,8 +182,9 @@ def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = D
     t1 = time.perf_counter()
     eps = max(imbalance, 0.03) if vertex_imbalance is None else float(vertex_imbalance)
     preset = run_graph_options() if vertex_preset is None else vertex_preset
-    part, used = partition_vertices(transformed, k, imbalance=eps, seed=seed, which=vertex_partitioner,
-                                    preset=preset)
+    with progress(f"SPAC: partitioning {transformed.n:,} clone vertices into {k} blocks"):
+        part, used = partition_vertices(transformed, k, imbalance=eps, seed=seed, which=vertex_partitioner,
+                                        preset=preset)
     clone_part = part if clone_run is None else np.ascontiguousarray(part[clone_run])
     t2 = time.perf_counter()
     part_sets = None
