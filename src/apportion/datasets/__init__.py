@@ -69,7 +69,7 @@ def path(name: str) -> Path:
 
 
 def load(name: str):
-    """Load a shipped graph as an `apportion.Graph` named after the dataset (a fresh copy on every call).
+    """Load a shipped graph as an `apportion.Graph` named after the dataset (read and validated on every call).
 
     Raises InputError for an unknown name (the message lists the known ones) and for a damaged archive."""
     # imported here, not at the top: the catalog (names, info, `apportion datasets`) must not pay for the
