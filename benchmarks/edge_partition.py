@@ -46,14 +46,13 @@ LIMITED = {"rmat16", "rmat18"}   # graphs whose Mt-KaHyPar runs get the time lim
 
 def load_graphs(quick: bool):
     import apportion
-    from apportion.datasets import shared_graphs_dir
+    from apportion.datasets import shared_graph  # the optional shared folder: FileNotFoundError when absent
 
-    folder = shared_graphs_dir()
     names = ["wiki-Vote.txt", "astro-ph.graph", "delaunay_n15.graph"] if quick else \
         ["wiki-Vote.txt", "MIT8.edgelist", "astro-ph.graph", "delaunay_n15.graph", "wing.graph"]
     graphs = []
     for name in names:
-        g = apportion.read_graph(folder / name)
+        g = apportion.read_graph(shared_graph(name))
         graphs.append((Path(name).stem, g))
     for scale in ((14,) if quick else (16, 18)):
         graphs.append((f"rmat{scale}", apportion.generate("rmat", 2 ** scale, seed=1)))

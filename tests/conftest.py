@@ -1,26 +1,47 @@
-"""Shared fixtures: the shared real graphs, small generated graphs, and the CLI runner."""
+"""Shared fixtures: real graph files (tests/data/graphs), the CLI runner, a local Ray cluster.
+
+Real graphs come from the repository itself, never from outside it: `apportion.datasets` ships the graphs in the
+package, and tests/data/graphs holds a few original text files for the readers' tests, so a lone clone passes.
+"""
 
 from __future__ import annotations
 
+import gzip
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from apportion.datasets import shared_graphs_dir
-
 REPO = Path(__file__).resolve().parents[1]
+REAL_GRAPHS = REPO / "tests" / "data" / "graphs"
 
 
 @pytest.fixture(scope="session")
-def graphs_dir() -> Path:
-    folder = shared_graphs_dir()
-    if folder is None:
-        pytest.fail("shared graphs not found: run from the repository with ../shared/graphs beside it "
-                    "or set APPORTION_GRAPHS")
-    return folder
+def real_graph_file(tmp_path_factory):
+    """`real_graph_file("jazz.graph")`: the path of one original file of tests/data/graphs, decompressed into a
+    session folder when it is stored as NAME.gz."""
+    folder = tmp_path_factory.mktemp("real-graphs")
+
+    def get(name: str) -> Path:
+        plain = REAL_GRAPHS / name
+        if plain.is_file():
+            return plain
+        target = folder / name
+        if not target.exists():
+            with gzip.open(REAL_GRAPHS / f"{name}.gz", "rb") as source, open(target, "wb") as sink:
+                shutil.copyfileobj(source, sink)
+        return target
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def karate_file() -> Path:
+    """The original karate.graph (METIS text, 34 vertices, 78 edges)."""
+    return REAL_GRAPHS / "karate.graph"
 
 
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:

@@ -25,6 +25,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "write_graph": ("apportion.graph.io", "write_graph"),
     "generate": ("apportion.graph.generate", "generate"),
     "metrics": ("apportion.graph.metrics", None),
+    "datasets": ("apportion.datasets", None),  # the small real graphs shipped with apportion
     # vertex partitioning (seed 000 ch. 4-5) and MST
     "partition": ("apportion.partitioning.vertex.multilevel", "partition"),
     "Partition": ("apportion.partitioning.vertex.result", "Partition"),

@@ -214,12 +214,11 @@ def test_bad_input_raises_input_error():
 
 
 # ---------------------------------------------------------------------------------------------- shared graphs
-@pytest.mark.parametrize("name", ["4elt.graph", "delaunay_n15.graph", "PGPgiantcompo.graph", "polblogs.graph",
-                                  "example_weighted.graph"])
-def test_shared_graphs(graphs_dir, name):
-    from apportion.graph.io import read_graph
+@pytest.mark.parametrize("name", ["4elt", "PGPgiantcompo", "polblogs", "example_weighted", "jazz"])
+def test_shipped_graphs(name):
+    from apportion import datasets
 
-    graph = read_graph(graphs_dir / name)
+    graph = datasets.load(name)
     check_forest(graph, mst(graph))
     rng = np.random.default_rng(11)
     u, v, _ = graph.edges()
@@ -257,8 +256,8 @@ def test_cli_json_and_edge_output(cli, tmp_path):
     assert scipy_component_count(written) == summary["components"]
 
 
-def test_cli_table(cli, graphs_dir):
-    result = cli("mst", graphs_dir / "4elt.graph")
+def test_cli_table(cli):
+    result = cli("mst", "dataset:4elt")
     assert result.returncode == 0, result.stderr
     for word in ("total weight", "edges", "components", "time"):
         assert word in result.stdout

@@ -6,8 +6,9 @@ from apportion.cli.main import main
 from apportion.demo import sections
 
 
-def test_demo_runs_every_section_and_writes_pictures(tmp_path, capsys, graphs_dir, monkeypatch):
-    monkeypatch.setenv("APPORTION_GRAPHS", str(graphs_dir))
+def test_demo_runs_every_section_and_writes_pictures(tmp_path, capsys, monkeypatch):
+    # the demo needs nothing beside the package: its real graphs are the shipped datasets
+    monkeypatch.setenv("APPORTION_GRAPHS", str(tmp_path / "no-such-folder"))
     output = tmp_path / "demo-output"
     assert main(["demo", "-o", str(output)]) == 0
     printed = capsys.readouterr().out
@@ -60,18 +61,18 @@ def test_edge_section_warm_hook_runs(tmp_path):
 
     from apportion.demo import DemoContext, edge
 
-    edge.warm(DemoContext(console=Console(file=io.StringIO()), output=tmp_path, graphs=None))
+    edge.warm(DemoContext(console=Console(file=io.StringIO()), output=tmp_path))
     assert not list(tmp_path.iterdir())  # compiles only: draws and writes nothing
 
 
-def test_cold_cache_demo_compiles_in_parallel_then_runs(tmp_path, graphs_dir):
+def test_cold_cache_demo_compiles_in_parallel_then_runs(tmp_path):
     """With an empty Numba cache the demo compiles in worker processes first, then runs warm; a section filter
     keeps it short. The run must still print and draw as usual."""
     import os
     import subprocess
     import sys
 
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"), APPORTION_GRAPHS=str(graphs_dir))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
     # two cheap sections, which then compile in two workers
     out = subprocess.run([sys.executable, "-m", "apportion.cli.main", "demo", "-o", str(tmp_path / "o"),
                           "--only", "schedule,grid"], capture_output=True, text=True, env=env, timeout=600)
@@ -96,7 +97,7 @@ def test_compile_command_compiles_every_section_once_and_skips_when_cached(monke
 
     calls = []
     monkeypatch.setattr(demo, "_compile_in_parallel",
-                        lambda chosen, graphs, workers: calls.append(([m.__name__ for m in chosen], workers)))
+                        lambda chosen, workers: calls.append(([m.__name__ for m in chosen], workers)))
     monkeypatch.setattr(demo, "_kernels_compiled", lambda: False)
     assert main(["compile", "--workers", "3", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)

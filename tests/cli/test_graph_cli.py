@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import apportion
+from apportion import datasets
 from apportion.cli.main import main
-from apportion.graph.io import read_graph
+from apportion.graph.io import read_graph, write_graph
 
 
 def _run(capsys, *argv):
@@ -56,8 +57,9 @@ def test_generate_kind_options_and_errors(tmp_path, capsys):
     assert code == 2 and "extension" in err
 
 
-def test_info_json_matches_networkx(graphs_dir, capsys):
-    path = graphs_dir / "polblogs.graph"
+def test_info_json_matches_networkx(tmp_path, capsys):
+    path = tmp_path / "polblogs.graph"
+    write_graph(datasets.load("polblogs"), path)  # has isolated vertices
     info = _json(capsys, "info", path)
     reference = read_graph(path).to_networkx()
     degrees = [d for _, d in reference.degree()]
@@ -71,13 +73,13 @@ def test_info_json_matches_networkx(graphs_dir, capsys):
     assert info["median_degree"] == pytest.approx(float(np.median(degrees)))
 
 
-def test_info_weights_and_table(graphs_dir, capsys):
-    info = _json(capsys, "info", graphs_dir / "test.mgraph")
+def test_info_weights_and_table(real_graph_file, karate_file, capsys):
+    info = _json(capsys, "info", real_graph_file("test.mgraph"))
     assert info["ncon"] == 2 and info["has_vertex_weights"]
-    lines = (graphs_dir / "test.mgraph").read_text().splitlines()
+    lines = real_graph_file("test.mgraph").read_text().splitlines()
     body = [line.split() for line in lines if not line.startswith("%")][1:]
     assert info["total_vertex_weight"] == [sum(int(t[0]) for t in body), sum(int(t[1]) for t in body)]
-    code, out, _ = _run(capsys, "info", graphs_dir / "karate.graph")
+    code, out, _ = _run(capsys, "info", karate_file)
     assert code == 0 and "34" in out and "components" in out
 
 
@@ -91,10 +93,9 @@ def test_info_warns_about_self_loops_on_one_line(tmp_path, capsys):
     assert code == 2 and f"{path}:2:" in err
 
 
-def test_convert_chain_preserves_the_graph(graphs_dir, tmp_path, capsys):
-    source = graphs_dir / "example_weighted.graph"
-    original = read_graph(source)
-    current = source
+def test_convert_chain_preserves_the_graph(tmp_path, capsys):
+    original = datasets.load("example_weighted")  # vertex and edge weights
+    current = "dataset:example_weighted"
     for name in ("a.npz", "b.graph", "c.mtx", "d.txt", "e.graph"):
         target = tmp_path / name
         code, _, _ = _run(capsys, "convert", current, target, "--quiet")
@@ -122,12 +123,12 @@ def _recount_cut(graph, parts):
     return int(w[parts[u] != parts[v]].sum())
 
 
-def test_evaluate_matches_recount(graphs_dir, tmp_path, capsys):
-    graph = read_graph(graphs_dir / "karate.graph")
+def test_evaluate_matches_recount(karate_file, tmp_path, capsys):
+    graph = read_graph(karate_file)
     parts = np.random.default_rng(7).integers(0, 4, graph.n)
     part = tmp_path / "k.part"
     part.write_text("\n".join(map(str, parts)) + "\n")
-    result = _json(capsys, "evaluate", graphs_dir / "karate.graph", part, "--targets", "4,2,1,1")
+    result = _json(capsys, "evaluate", karate_file, part, "--targets", "4,2,1,1")
     assert result["k"] == 4
     assert result["cut"] == _recount_cut(graph, parts)
     counts = np.bincount(parts, minlength=4)
@@ -137,19 +138,19 @@ def test_evaluate_matches_recount(graphs_dir, tmp_path, capsys):
     boundary = {int(a) for a, b in zip(*graph.edges()[:2]) if parts[a] != parts[b]} | \
                {int(b) for a, b in zip(*graph.edges()[:2]) if parts[a] != parts[b]}
     assert result["boundary_vertices"] == len(boundary)
-    code, out, _ = _run(capsys, "evaluate", graphs_dir / "karate.graph", part)
+    code, out, _ = _run(capsys, "evaluate", karate_file, part)
     assert code == 0 and "edge cut" in out
 
 
-def test_evaluate_rejects_wrong_length_partition(graphs_dir, tmp_path, capsys):
+def test_evaluate_rejects_wrong_length_partition(karate_file, tmp_path, capsys):
     part = tmp_path / "short.part"
     part.write_text("0\n1\n")
-    code, out, err = _run(capsys, "evaluate", graphs_dir / "karate.graph", part)
+    code, out, err = _run(capsys, "evaluate", karate_file, part)
     assert code == 2 and out == "" and str(part) in err and "34 vertices" in err
 
 
-def test_cli_in_a_real_process(graphs_dir, tmp_path, cli):
-    result = cli("info", graphs_dir / "karate.graph", "--json")
+def test_cli_in_a_real_process(karate_file, tmp_path, cli):
+    result = cli("info", karate_file, "--json")
     assert result.returncode == 0
     assert json.loads(result.stdout)["m"] == 78
     assert result.stderr == ""

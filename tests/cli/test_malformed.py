@@ -90,9 +90,9 @@ def test_strict_files_load_without_strict_with_one_warning(name, capsys):
 
 
 @pytest.mark.parametrize("name", PART_FILES)
-def test_evaluate_rejects_bad_partition_files(name, graphs_dir, capsys):
+def test_evaluate_rejects_bad_partition_files(name, karate_file, capsys):
     extra = ["--targets", "1,1"] if name.startswith("part_targets_") else []
-    code, out, err = _run(capsys, ["evaluate", graphs_dir / "karate.graph", CORPUS / name, *extra])
+    code, out, err = _run(capsys, ["evaluate", karate_file, CORPUS / name, *extra])
     assert code == 2
     assert out == ""
     _check_message(err, name)

@@ -10,6 +10,7 @@ import pytest
 import scipy.io
 import scipy.sparse as sp
 
+from apportion import datasets
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.graph.io import format_of, read_graph, write_graph
@@ -103,10 +104,12 @@ def test_metis_isolated_last_vertices(tmp_path):
     assert list(graph.degrees()) == [1, 1, 0, 0]
 
 
-def test_metis_reader_matches_networkx_adjlist(graphs_dir, tmp_path):
-    """The METIS body is an adjacency list: NetworkX's read_adjlist over the body gives the same graph."""
-    for name in ("karate.graph", "jazz.graph", "4elt.graph"):
-        path = graphs_dir / name
+def test_metis_reader_matches_networkx_adjlist(real_graph_file, tmp_path):
+    """The METIS body is an adjacency list: NetworkX's read_adjlist over the body gives the same graph (two
+    original files, and the 4elt mesh as apportion's writer writes it)."""
+    mesh = tmp_path / "4elt.graph"
+    write_graph(datasets.load("4elt"), mesh)
+    for path in (real_graph_file("karate.graph"), real_graph_file("jazz.graph"), mesh):
         lines = path.read_text().splitlines()
         content = [line for line in lines if not line.lstrip().startswith("%")]
         body = content[1:1 + int(content[0].split()[0])]
@@ -218,10 +221,14 @@ def test_edgelist_self_loop_reports_file_ids(tmp_path):
         read_graph(path, strict=True)
 
 
-def test_edgelist_matches_networkx(graphs_dir):
-    for name in ("MIT8.edgelist", "wiki-Vote.txt"):
-        reference = nx.read_edgelist(graphs_dir / name, nodetype=int)
-        graph = read_graph(graphs_dir / name)
+def test_edgelist_matches_networkx(real_graph_file, tmp_path):
+    """SNAP's wiki-Vote.txt (directed, tab-separated, `#` header, ids with gaps) and a plain 0-based edge list."""
+    plain = tmp_path / "jazz.edgelist"
+    u, v, _ = datasets.load("jazz").edges()
+    plain.write_text("".join(f"{a}\t{b}\n" for a, b in zip(u.tolist(), v.tolist())))
+    for path in (real_graph_file("wiki-Vote.txt"), plain):
+        reference = nx.read_edgelist(path, nodetype=int)
+        graph = read_graph(path)
         assert graph.n == reference.number_of_nodes()
         assert graph.m == reference.number_of_edges()
         order = sorted(reference.nodes)  # compaction keeps the order of the file's ids

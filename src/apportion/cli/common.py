@@ -76,9 +76,14 @@ def format_value(value: Any) -> str:
 
 
 def load_graph(path: str, strict: bool = False):
-    """Read a graph file for a command; errors become InputError naming the file."""
+    """Read a graph file for a command (or the shipped graph `dataset:NAME` names); errors become InputError
+    naming the file."""
+    from apportion.datasets import from_argument
     from apportion.graph.io import read_graph
 
+    shipped = from_argument(path)
+    if shipped is not None:
+        return shipped
     return read_graph(path, strict=strict)
 
 

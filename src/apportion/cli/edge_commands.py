@@ -30,7 +30,8 @@ def register(subparsers) -> None:
     methods = _method_choices()
     p = add_command(subparsers, "edge-partition", _edge_partition,
                     help="partition the edges of a graph into k balanced parts with few vertex copies")
-    p.add_argument("graph", help="graph file (.graph, .mtx, edge list, .npz); with --from-matrix an .mtx matrix")
+    p.add_argument("graph", help="graph file (.graph, .mtx, edge list, .npz, or dataset:NAME); "
+                                 "with --from-matrix an .mtx matrix")
     p.add_argument("-k", "--parts", dest="k", type=_positive_int, required=True, help="number of parts")
     p.add_argument("--method", default="spac", choices=methods, help="algorithm (default spac)")
     p.add_argument("--imbalance", type=float, default=0.0,

@@ -19,7 +19,7 @@ from apportion.errors import InputError
 from apportion.ui import progress
 
 GRAPH_HELP = "graph file: .graph/.metis/.mgraph (METIS), .mtx (Matrix Market), .txt/.edgelist/.el/.edges " \
-             "(edge list), .npz (apportion binary)"
+             "(edge list), .npz (apportion binary); or dataset:NAME, a graph shipped with apportion"
 
 
 def register(subparsers) -> None:
@@ -96,14 +96,26 @@ def _reported_warnings() -> Iterator[None]:
 
 
 def _read(args: argparse.Namespace, path: str):
+    from apportion.datasets import from_argument
     from apportion.graph.io import read_graph
 
+    shipped = from_argument(path)  # dataset:NAME, a graph shipped with apportion
+    if shipped is not None:
+        return shipped
     options = {}
     if args.bipartite:
         options["bipartite"] = True
     if args.base is not None:
         options["base"] = args.base
     return read_graph(path, format=args.format, strict=args.strict, **options)
+
+
+def _input_format(path: str, format: str | None) -> str:
+    """The format name an input reports: "dataset" for dataset:NAME, else the file's format."""
+    from apportion.datasets import is_argument
+    from apportion.graph.io import format_of
+
+    return "dataset" if is_argument(path) else format_of(path, format)
 
 
 # ------------------------------------------------------------------------------------------------ generate
@@ -152,7 +164,6 @@ def run_generate(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------------------------ info
 def run_info(args: argparse.Namespace) -> int:
     """Read the graph and print its summary (table or JSON)."""
-    from apportion.graph.io import format_of
     from apportion.graph.summary import graph_summary
 
     with _reported_warnings():
@@ -160,7 +171,7 @@ def run_info(args: argparse.Namespace) -> int:
         graph = _read(args, args.graph)
         seconds = time.perf_counter() - start
     summary = graph_summary(graph)
-    summary = {"file": args.graph, "format": format_of(args.graph, args.format), **summary,
+    summary = {"file": args.graph, "format": _input_format(args.graph, args.format), **summary,
                "read_seconds": seconds}
     if args.json:
         emit_json(summary)
@@ -188,7 +199,7 @@ def run_convert(args: argparse.Namespace) -> int:
     from apportion.graph.io import format_of, write_graph
 
     out_format = format_of(args.output)
-    in_format = format_of(args.input, args.format)
+    in_format = _input_format(args.input, args.format)
     with _reported_warnings():
         start = time.perf_counter()
         graph = _read(args, args.input)

@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "apportion.cli.schedule_commands",   # schedule
     "apportion.cli.grid_commands",       # grid, perfmodel, stencil
     "apportion.cli.demo_command",        # demo, compile
+    "apportion.cli.datasets_command",    # datasets
 )
 
 

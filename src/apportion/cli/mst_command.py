@@ -16,7 +16,7 @@ def register(subparsers) -> None:
         description="Compute a minimum spanning forest of GRAPH by parallel Borůvka: one tree per connected "
                     "component, edge weights from the file (1 each when it has none).",
     )
-    parser.add_argument("graph", metavar="GRAPH", help="graph file (.graph/.metis, .mtx, edge list, .npz)")
+    parser.add_argument("graph", metavar="GRAPH", help="graph file (.graph/.metis, .mtx, edge list, .npz, or dataset:NAME)")
     parser.add_argument("-o", "--output", metavar="EDGES.txt",
                         help="write the forest's edges, one 'u v w' line each (0-based ids)")
     parser.add_argument("--threads", type=int, default=None, metavar="T",

@@ -20,7 +20,7 @@ def register(subparsers) -> None:
                     description="Divide the vertices of GRAPH into K blocks whose weights follow the targets "
                                 "(equal by default) within the imbalance, with a small edge cut (multilevel: "
                                 "coarsen, recursive bisection, refine with rebalancing at every level).")
-    p.add_argument("graph", metavar="GRAPH", help="graph file (.graph/.metis, .mtx, edge list, .npz)")
+    p.add_argument("graph", metavar="GRAPH", help="graph file (.graph/.metis, .mtx, edge list, .npz, or dataset:NAME)")
     p.add_argument("-k", "--k", type=int, required=True, metavar="K", help="number of blocks")
     p.add_argument("--imbalance", type=float, default=0.03, metavar="E",
                    help="allowed imbalance epsilon: block b weighs at most (1+E)·target_b·W (default 0.03)")

@@ -1,7 +1,8 @@
 """The demo: every module in this package with `TITLE`, `ORDER` and `run(ctx)` is one section.
 
 Sections are found by module discovery, so each subsystem adds its own file and never edits a shared list.
-A section prints with `ctx.console` and saves pictures under `ctx.output`.
+A section prints with `ctx.console` and saves pictures under `ctx.output`; the real graphs it shows come from
+`apportion.datasets` (shipped in the package), so the demo needs nothing beside the installed package.
 """
 
 from __future__ import annotations
@@ -19,14 +20,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.rule import Rule
 
-from apportion.datasets import shared_graphs_dir
-
 
 @dataclass
 class DemoContext:
     console: Console
     output: Path
-    graphs: Path | None
     seed: int = 0
 
     def picture(self, name: str) -> Path:
@@ -87,7 +85,7 @@ def warm_up_groups(names: list[str], workers: int, warmable: frozenset[str] = fr
     return [group for group in groups if group]
 
 
-def _warm_worker(jobs: list[str], graphs: str | None) -> None:
+def _warm_worker(jobs: list[str]) -> None:
     """Run the named sections once with output thrown away (or, for `"<name>:warm"`, only the section's `warm`):
     this compiles (and caches) their Numba kernels."""
     import matplotlib
@@ -95,7 +93,7 @@ def _warm_worker(jobs: list[str], graphs: str | None) -> None:
     matplotlib.use("Agg")
     by_name = {_short_name(module): module for module in sections()}
     with open(os.devnull, "w") as sink, tempfile.TemporaryDirectory(prefix="apportion-warm-") as folder:
-        ctx = DemoContext(console=Console(file=sink), output=Path(folder), graphs=Path(graphs) if graphs else None)
+        ctx = DemoContext(console=Console(file=sink), output=Path(folder))
         for job in jobs:
             name, _, mode = job.partition(":")
             try:
@@ -105,7 +103,7 @@ def _warm_worker(jobs: list[str], graphs: str | None) -> None:
                 pass
 
 
-def _compile_in_parallel(chosen: list, graphs: Path | None, workers: int) -> None:
+def _compile_in_parallel(chosen: list, workers: int) -> None:
     """First run: compile the sections' kernels in parallel worker processes (Numba compiles on one core per
     process) so that the real, sequential run finds them all in the on-disk cache."""
     from apportion.ui import progress
@@ -115,7 +113,7 @@ def _compile_in_parallel(chosen: list, graphs: Path | None, workers: int) -> Non
     groups = warm_up_groups(names, workers, warmable)
     procs = []
     for group in groups:
-        code = f"from apportion.demo import _warm_worker; _warm_worker({group!r}, {str(graphs) if graphs else None!r})"
+        code = f"from apportion.demo import _warm_worker; _warm_worker({group!r})"
         procs.append(subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
                                       stderr=subprocess.DEVNULL))
     with progress("compiling kernels", total=len(procs)) as task:
@@ -135,7 +133,7 @@ def compile_kernels(workers: int | None = None, force: bool = False) -> dict:
     if _kernels_compiled() and not force:
         return {"compiled": False, "seconds": 0.0, "workers": workers}
     t0 = time.perf_counter()
-    _compile_in_parallel(sections(), shared_graphs_dir(), max(1, workers))
+    _compile_in_parallel(sections(), max(1, workers))
     return {"compiled": True, "seconds": round(time.perf_counter() - t0, 3), "workers": workers}
 
 
@@ -144,7 +142,7 @@ def run_demo(output: str, only: str | None = None) -> int:
 
     matplotlib.use("Agg")
     console = Console()
-    ctx = DemoContext(console=console, output=Path(output), graphs=shared_graphs_dir())
+    ctx = DemoContext(console=console, output=Path(output))
     wanted = [part.strip() for part in only.split(",") if part.strip()] if only else []
     found = sections()
     chosen = [module for module in found if not wanted or any(w in _short_name(module) for w in wanted)]
@@ -153,15 +151,13 @@ def run_demo(output: str, only: str | None = None) -> int:
 
         raise InputError(f"--only {only!r} matches no demo section (sections: "
                          + ", ".join(_short_name(module) for module in found) + ")")
-    if ctx.graphs is None:
-        console.print("[yellow]shared graphs not found (set APPORTION_GRAPHS); using generated graphs only[/]")
     start = time.perf_counter()
     workers = min(os.cpu_count() or 1, 4)
     if not _kernels_compiled() and workers > 1 and len(chosen) > 1:
         console.print(f"[dim]First run on this machine: compiling apportion's Numba kernels once, in {workers} "
                       "processes (`apportion compile` does this ahead; later runs skip it)...[/]")
         t0 = time.perf_counter()
-        _compile_in_parallel(chosen, ctx.graphs, workers)
+        _compile_in_parallel(chosen, workers)
         console.print(f"[dim]kernels compiled in {time.perf_counter() - t0:.1f} s[/]")
     elif not _kernels_compiled():
         console.print("[dim]First run on this machine: apportion's Numba kernels compile once as the sections run "

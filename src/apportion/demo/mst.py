@@ -11,31 +11,24 @@ ORDER = 25
 
 
 def run(ctx) -> None:
-    """MST of shared meshes (random integer weights) and of a Euclidean Delaunay mesh, drawn; totals and times
-    side by side with scipy.sparse.csgraph.minimum_spanning_tree."""
+    """MST of two real graphs shipped with apportion (random integer weights) and of a Euclidean Delaunay mesh,
+    drawn; totals and times side by side with scipy.sparse.csgraph.minimum_spanning_tree."""
     from rich.table import Table
     from scipy.sparse.csgraph import minimum_spanning_tree
 
-    from apportion import Graph
+    from apportion import Graph, datasets
     from apportion.apps.mst import mst
 
     rng = np.random.default_rng(ctx.seed)
     graphs = []
-    if ctx.graphs is not None:
-        from apportion.graph.io import read_graph
-
-        for name in ("4elt.graph", "delaunay_n15.graph", "PGPgiantcompo.graph"):
-            path = ctx.graphs / name
-            if path.exists():
-                mesh = read_graph(path)
-                u, v, _ = mesh.edges()
-                graphs.append(Graph.from_edges(u, v, rng.integers(1, 1000, u.shape[0]), n=mesh.n,
-                                               name=path.stem))
+    for mesh in (datasets.load("4elt"), datasets.load("PGPgiantcompo")):
+        u, v, _ = mesh.edges()
+        graphs.append(Graph.from_edges(u, v, rng.integers(1, 1000, u.shape[0]), n=mesh.n, name=mesh.name))
     points, euclidean = _euclidean_delaunay(2000, rng)
     graphs.append(euclidean)
 
-    table = Table(title="minimum spanning forest (shared meshes with random weights 1..999; Euclidean Delaunay "
-                        "with lengths: points_N)", title_justify="left")
+    table = Table(title="minimum spanning forest (the shipped 4elt and PGPgiantcompo with random weights 1..999; "
+                        "Euclidean Delaunay with lengths: points_N)", title_justify="left")
     for column in ("graph", "n", "m", "trees", "weight", "= SciPy", "ms", "SciPy ms"):
         table.add_column(column, justify="left" if column == "graph" else "right")
     mst(graphs[-1])  # compile / load the kernels before timing

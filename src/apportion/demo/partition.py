@@ -25,14 +25,10 @@ def run(ctx) -> None:
     from rich.table import Table
 
     import apportion
-    from apportion.graph.io import read_graph
+    from apportion import datasets
 
-    if ctx.graphs is not None and (ctx.graphs / "4elt.graph").exists():
-        graph = read_graph(ctx.graphs / "4elt.graph")
-        label = "4elt"
-    else:
-        graph = apportion.generate("delaunay", 8192, seed=ctx.seed)
-        label = "delaunay 8192"
+    graph = datasets.load("4elt")
+    label = "4elt"
     targets = [4, 2, 1, 1]
     result = apportion.partition(graph, 4, targets=targets, seed=ctx.seed)
     table = Table(title=f"{label}: {graph.n:,} vertices, {graph.m:,} edges, k = 4, targets 4:2:1:1, ε = 0.03")

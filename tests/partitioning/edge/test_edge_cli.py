@@ -23,9 +23,9 @@ def matrix_file(tmp_path_factory):
     return path
 
 
-def test_subprocess_json_and_output_file(cli, graphs_dir, tmp_path):
+def test_subprocess_json_and_output_file(cli, karate_file, tmp_path):
     out = tmp_path / "parts.txt"
-    run = cli("edge-partition", graphs_dir / "karate.graph", "-k", "4", "--method", "hdrf", "--json", "-o", out)
+    run = cli("edge-partition", karate_file, "-k", "4", "--method", "hdrf", "--json", "-o", out)
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
     assert set(data) == JSON_KEYS and "assignment" not in data
@@ -38,9 +38,9 @@ def test_subprocess_json_and_output_file(cli, graphs_dir, tmp_path):
     ["-k", "0"], ["-k", "400"], ["-k", "4", "--imbalance", "-1"], ["-k", "4", "--method", "nope"],
     ["-k", "4", "--method", "hdrf", "--vertex-preset", "fast"], ["-k", "4", "--refine", "maybe"],
 ])
-def test_subprocess_bad_input_exits_2_without_output(cli, graphs_dir, tmp_path, args):
+def test_subprocess_bad_input_exits_2_without_output(cli, karate_file, tmp_path, args):
     out = tmp_path / "parts.txt"
-    run = cli("edge-partition", graphs_dir / "karate.graph", *args, "-o", out)
+    run = cli("edge-partition", karate_file, *args, "-o", out)
     assert run.returncode == 2
     assert "Traceback" not in run.stderr and run.stderr.strip()
     assert not out.exists()
@@ -73,8 +73,8 @@ def test_spmv_bad_matrix(tmp_path, capsys):
     assert main(["spmv", str(tmp_path / "missing.mtx"), "--parts", "2"]) == 2
 
 
-def test_refine_and_vertex_preset_flags_in_process(graphs_dir, capsys):
-    path = str(graphs_dir / "karate.graph")
+def test_refine_and_vertex_preset_flags_in_process(karate_file, capsys):
+    path = str(karate_file)
     assert main(["edge-partition", path, "-k", "4", "--method", "hdrf", "--refine", "on", "--json"]) == 0
     on = json.loads(capsys.readouterr().out)
     assert main(["edge-partition", path, "-k", "4", "--method", "hdrf", "--json"]) == 0
@@ -86,8 +86,8 @@ def test_refine_and_vertex_preset_flags_in_process(graphs_dir, capsys):
     assert not fast["details"]["refined"] and max(fast["edges_per_part"]) - min(fast["edges_per_part"]) <= 1
 
 
-def test_run_cap_flag_in_process(graphs_dir, capsys):
-    path = str(graphs_dir / "karate.graph")
+def test_run_cap_flag_in_process(karate_file, capsys):
+    path = str(karate_file)
     assert main(["edge-partition", path, "-k", "3", "--run-cap", "1", "--json"]) == 0
     full = json.loads(capsys.readouterr().out)
     assert full["details"]["run_cap"] == 1 and full["details"]["partitioned_vertices"] == 2 * full["m"]

@@ -12,15 +12,15 @@ from apportion.graph.io.partfile import read_partition
 from vertex_helpers import recount
 
 
-def test_partition_json_and_part_file(cli, graphs_dir, tmp_path):
+def test_partition_json_and_part_file(cli, karate_file, tmp_path):
     out = tmp_path / "karate.part"
-    result = cli("partition", graphs_dir / "karate.graph", "-k", "4", "--targets", "2,1,1,1", "--seed", "3",
+    result = cli("partition", karate_file, "-k", "4", "--targets", "2,1,1,1", "--seed", "3",
                  "--threads", "1", "-o", out, "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     for key in ("k", "cut", "imbalance", "block_weights", "time_s", "targets", "times", "preset", "seed"):
         assert key in report
-    graph = read_graph(graphs_dir / "karate.graph")
+    graph = read_graph(karate_file)
     assignment = read_partition(out, graph.n)
     cut, weights = recount(graph, assignment, 4)
     assert report["cut"] == cut and report["k"] == 4
@@ -29,17 +29,17 @@ def test_partition_json_and_part_file(cli, graphs_dir, tmp_path):
     assert report["targets"] == [0.4, 0.2, 0.2, 0.2]
 
 
-def test_partition_table_output(cli, graphs_dir):
-    result = cli("partition", graphs_dir / "karate.graph", "-k", "2", "--preset", "fast")
+def test_partition_table_output(cli, karate_file):
+    result = cli("partition", karate_file, "-k", "2", "--preset", "fast")
     assert result.returncode == 0, result.stderr
     assert "cut" in result.stdout
 
 
-def test_bad_input_exit_2_without_output(cli, graphs_dir, tmp_path):
+def test_bad_input_exit_2_without_output(cli, karate_file, tmp_path):
     out = tmp_path / "x.part"
     for args in (["-k", "0"], ["-k", "3", "--targets", "1,2"], ["-k", "2", "--imbalance", "-1"],
                  ["-k", "500"], ["-k", "2", "--targets", "1,abc"], ["-k", "2", "--threads", "0"]):
-        result = cli("partition", graphs_dir / "karate.graph", *args, "-o", out)
+        result = cli("partition", karate_file, *args, "-o", out)
         assert result.returncode == 2, (args, result.stderr)
         assert "Traceback" not in result.stderr and result.stderr.strip()
         assert not out.exists()

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import apportion
+from apportion import datasets
 from apportion.graph.csr import Graph
 
 from vertex_helpers import expected_limits, grid, random_graph, recount
@@ -150,11 +151,8 @@ def test_result_dict_and_times():
     assert all(t >= 0 for t in p.times.values())
 
 
-def test_shared_mesh_4elt_unequal_targets(graphs_dir):
-    read_graph = pytest.importorskip("apportion.graph.io").__dict__.get("read_graph")
-    if read_graph is None:
-        pytest.skip("read_graph not available yet")
-    graph = read_graph(graphs_dir / "4elt.graph")
+def test_shipped_mesh_4elt_unequal_targets():
+    graph = datasets.load("4elt")
     p = apportion.partition(graph, 4, targets=[4, 2, 1, 1], seed=0)
     check_partition(graph, p, 4, np.array([4, 2, 1, 1]) / 8, 0.03)
 

@@ -1,4 +1,5 @@
-"""Where the shared real graphs live (tests, demo and benchmarks use them).
+"""The optional shared graphs folder (larger real graphs for benchmarks; tests and the demo use the shipped
+`apportion.datasets` instead).
 
 Looked up in this order: $APPORTION_GRAPHS; a `shared/graphs` folder in the current directory or any parent;
 `../shared/graphs` beside any of those. None when not found.
