@@ -65,3 +65,27 @@ def local_ray():
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
     yield ray
     ray.shutdown()
+
+
+def weighted_jazz():
+    """jazz with deterministic vertex weights 1..4 and edge weights 1..9: a real topology with both kinds of
+    weight (no shipped dataset has both)."""
+    import numpy as np
+
+    from apportion import datasets
+    from apportion.graph.csr import Graph
+
+    jazz = datasets.load("jazz")
+    u, v, _ = jazz.edges()
+    return Graph.from_edges(u, v, 1 + (u * 7 + v * 3) % 9, n=jazz.n, vertex_weights=1 + np.arange(jazz.n) % 4,
+                            name="weighted-jazz")
+
+
+@pytest.fixture
+def weighted_graph_file(tmp_path) -> Path:
+    """`weighted_jazz()` written as a METIS file (fmt 11)."""
+    from apportion.graph.io import write_graph
+
+    path = tmp_path / "weighted-jazz.graph"
+    write_graph(weighted_jazz(), path)
+    return path

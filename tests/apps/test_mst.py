@@ -214,7 +214,7 @@ def test_bad_input_raises_input_error():
 
 
 # ---------------------------------------------------------------------------------------------- shared graphs
-@pytest.mark.parametrize("name", ["4elt", "PGPgiantcompo", "polblogs", "example_weighted", "jazz"])
+@pytest.mark.parametrize("name", ["4elt", "PGPgiantcompo", "polblogs", "test_mgraph", "jazz"])
 def test_shipped_graphs(name):
     from apportion import datasets
 

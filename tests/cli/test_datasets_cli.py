@@ -52,9 +52,10 @@ def test_info_names_the_dataset_format(capsys):
 
 def test_convert_and_evaluate_a_dataset(tmp_path, capsys):
     target = tmp_path / "w.graph"
-    code, _, err = _run(capsys, "convert", "dataset:example_weighted", target, "--quiet")
+    code, _, err = _run(capsys, "convert", "dataset:test_mgraph", target, "--quiet")
     assert code == 0, err
-    original, written = datasets.load("example_weighted"), read_graph(target)
+    original, written = datasets.load("test_mgraph"), read_graph(target)
+    assert np.array_equal(original.vertex_weights, written.vertex_weights)
     assert np.array_equal(original.indices, written.indices)
     assert np.array_equal(original.edge_weights, written.edge_weights)
     part = tmp_path / "k.part"

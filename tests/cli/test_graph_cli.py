@@ -93,9 +93,9 @@ def test_info_warns_about_self_loops_on_one_line(tmp_path, capsys):
     assert code == 2 and f"{path}:2:" in err
 
 
-def test_convert_chain_preserves_the_graph(tmp_path, capsys):
-    original = datasets.load("example_weighted")  # vertex and edge weights
-    current = "dataset:example_weighted"
+def test_convert_chain_preserves_the_graph(tmp_path, capsys, weighted_graph_file):
+    original = read_graph(weighted_graph_file)  # vertex and edge weights
+    current = weighted_graph_file
     for name in ("a.npz", "b.graph", "c.mtx", "d.txt", "e.graph"):
         target = tmp_path / name
         code, _, _ = _run(capsys, "convert", current, target, "--quiet")

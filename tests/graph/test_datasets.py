@@ -41,9 +41,6 @@ def test_each_dataset_loads_as_its_catalog_says(name):
 def test_facts_the_catalog_states_in_words():
     polblogs = datasets.load("polblogs")
     assert int((polblogs.degrees() == 0).sum()) == 266 and "266 isolated" in datasets.info("polblogs").kind
-    example = datasets.load("example_weighted")
-    assert connected_components(example.to_scipy())[0] == 6 and "6 components" in datasets.info(
-        "example_weighted").kind
 
 
 def test_names_are_the_catalog_smallest_first_and_match_the_archives():

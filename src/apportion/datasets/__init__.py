@@ -9,14 +9,12 @@ lists them).
 | jazz             |      198 |   2,742 | collaboration network of jazz musicians           | NetworKit, MIT      |
 | polblogs         |    1,490 |  16,715 | US political blog links (266 isolated vertices)   | NetworKit, MIT      |
 | test_mgraph      |      766 |   1,314 | METIS's multi-constraint example, 2 vertex weights | METIS, Apache-2.0  |
-| example_weighted |      132 |     328 | KaHIP's vertex- and edge-weighted example         | KaHIP, MIT          |
 | wiki-Vote        |    7,115 | 100,762 | Wikipedia votes (SNAP, directed file symmetrised) | NetworKit, MIT      |
 | PGPgiantcompo    |   10,680 |  24,316 | PGP web of trust, giant component                 | NetworKit, MIT      |
 | 4elt             |   15,606 |  45,878 | 2-D finite-element mesh (Walshaw archive)         | METIS, Apache-2.0   |
 
 Sources and licences: each file was taken unchanged from a public repository and converted with apportion's
-own reader; the licence is that repository's (NetworKit: MIT; METIS: Apache-2.0; KaHIP: MIT, as its README
-states). The data themselves were published with the papers credited in `info(name).credit` (Zachary 1977;
+own reader; the licence is that repository's (NetworKit: MIT; METIS: Apache-2.0). The data themselves were published with the papers credited in `info(name).credit` (Zachary 1977;
 Gleiser and Danon 2003; Adamic and Glance 2005; Leskovec et al. 2010 via SNAP; Boguñá et al. 2004; Walshaw's
 graph partitioning archive), which state no licence of their own: cite them when you publish results on them.
 `data/NOTICE.md` beside the archives holds the licence texts.
