@@ -33,6 +33,11 @@ import numpy as np
 from apportion.apps.stencil_runtime import StencilTrace, gather, make_blocks
 from apportion.errors import InputError, UnavailableError
 from apportion.partitioning.grid.rectangles import Rectangles
+from apportion.perfmodel.clock import throttle_factor
+from apportion.platform.cpu import CPUDevice
+from apportion.platform.device import KernelSet
+from apportion.platform.ray import connect
+from apportion.platform.throttled import ThrottledDevice
 
 _WORKER_CLASS = None
 
@@ -47,9 +52,6 @@ def _worker_class():
             """Holds blocks {index: padded array} of one device and their halo plans."""
 
             def __init__(self, blocks, local_copies, outgoing, incoming_order, factor, p):
-                from apportion.platform.cpu import CPUDevice
-                from apportion.platform.throttled import ThrottledDevice
-
                 self.blocks = {index: np.array(data) for index, data in blocks.items()}
                 self.scratch = {index: np.empty((d.shape[0] - 2, d.shape[1] - 2)) for index, d in self.blocks.items()}
                 self.local_copies = local_copies      # (src block, src slices, dst block, dst slices)
@@ -84,8 +86,6 @@ def _worker_class():
             def warm_up(self, kernels, params):
                 """Compile (or load from Numba's cache) the kernel outside the timed iterations, unthrottled,
                 on copies of the blocks."""
-                from apportion.platform.device import KernelSet
-
                 kernel = KernelSet.coerce(kernels).cpu
                 for index, data in self.blocks.items():
                     kernel(data.copy(), np.empty_like(self.scratch[index]), *params)
@@ -99,15 +99,11 @@ def _worker_class():
 
 
 def _throttle(device) -> float:
-    from apportion.perfmodel.clock import throttle_factor
-
     return throttle_factor(device)
 
 
 def _connect_real_devices(devices, p: int, address, local_cpus):
     """Check the devices (one per processor, real only) and connect to Ray; returns the ray module."""
-    from apportion.platform.ray import connect
-
     if len(devices) != p:
         raise InputError(f"{len(devices)} devices but the partition has {p} processors")
     if any(getattr(d, "is_simulated", False) for d in devices):
@@ -144,9 +140,6 @@ def _gauss_worker_class():
             """Holds the blocks [(row0, col0, array)] of one device of an n × n elimination."""
 
             def __init__(self, blocks, n, factor):
-                from apportion.platform.cpu import CPUDevice
-                from apportion.platform.throttled import ThrottledDevice
-
                 self.blocks = [(int(r0), int(c0), np.array(data, dtype=np.float64)) for r0, c0, data in blocks]
                 self.n = int(n)
                 device = CPUDevice(name="worker")
@@ -221,8 +214,6 @@ def _gauss_worker_class():
 
             def warm_up(self, kernels):
                 """Compile (or load from Numba's cache) the kernel outside the timed steps, on copies."""
-                from apportion.platform.device import KernelSet
-
                 kernel = KernelSet.coerce(kernels).cpu
                 for r0, c0, data in self.blocks:
                     kernel(data.copy(), r0, c0, 0, np.zeros(self.n), np.zeros(self.n))

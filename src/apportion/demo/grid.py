@@ -15,8 +15,8 @@ def run(ctx) -> None:
     import matplotlib.pyplot as plt
     from rich.table import Table
 
-    from apportion.cli.grid_commands import plot_rectangles
     from apportion.partitioning.grid import partition_grid
+    from apportion.partitioning.grid.plot import plot_rectangles
 
     n = 2000
     table = Table(title=f"29 processors (2×10, 4×5, 5×4, 3×5, 1×5) on a {n}×{n} grid")

@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from apportion.errors import InputError, UnavailableError
+
 #: device kinds; a kernel set has one implementation per *implementation kind* ("cpu" or "gpu")
 KIND_CPU = "cpu"
 KIND_GPU = "gpu"
@@ -48,14 +50,10 @@ class KernelSet:
         if isinstance(kernels, Mapping):
             unknown = set(kernels) - {"cpu", "gpu", "cpu_parallel", "name"}
             if unknown or "cpu" not in kernels:
-                from apportion.errors import InputError
-
                 raise InputError("kernels: a mapping needs a 'cpu' callable and may have 'gpu', 'cpu_parallel' "
                                  f"(got keys {sorted(kernels)})")
             return KernelSet(cpu=kernels["cpu"], gpu=kernels.get("gpu"), cpu_parallel=kernels.get("cpu_parallel"),
                              name=kernels.get("name", getattr(kernels["cpu"], "__name__", "kernel")))
-        from apportion.errors import InputError
-
         raise InputError(f"kernels: expected a callable, a mapping or a KernelSet, got {type(kernels).__name__}")
 
 
@@ -157,8 +155,6 @@ class Device:
         kernel_set = KernelSet.coerce(kernels)
         if self.implementation == KIND_GPU:
             if kernel_set.gpu is None:
-                from apportion.errors import UnavailableError
-
                 raise UnavailableError(f"kernel {kernel_set.name!r} has no GPU implementation for device {self.name}")
             return kernel_set.gpu
         return kernel_set.cpu

@@ -30,8 +30,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from apportion._atomic import atomic_output
 from apportion.errors import InputError
+from apportion.platform.cpu import CPUDevice, host_core_count
+from apportion.platform.cuda import CUDADevice, cuda_device_count
 from apportion.platform.device import Device, Link
+from apportion.platform.ray import RayDevice
+from apportion.platform.simulated import DeviceModel, SimulatedDevice
+from apportion.platform.throttled import ThrottledDevice
 
 SHIPPED = ("seed000", "seed002", "seed004")
 DEVICE_TYPES = ("simulated", "cpu", "throttled", "cuda", "ray")
@@ -102,9 +108,6 @@ class Platform:
     def detect(cpu_threads: int | None = None) -> "Platform":
         """This machine: one CPUDevice over the host cores (minus one per GPU, which a host thread drives) and a
         CUDADevice per GPU CuPy sees."""
-        from apportion.platform.cpu import CPUDevice, host_core_count
-        from apportion.platform.cuda import CUDADevice, cuda_device_count
-
         gpus = cuda_device_count()
         threads = cpu_threads or max(1, host_core_count() - gpus)
         devices: list[Device] = [CPUDevice(threads=threads, name="cpu")]
@@ -154,8 +157,6 @@ class Platform:
 
     def save(self, path: str | Path) -> None:
         """Write the platform file atomically."""
-        from apportion._atomic import atomic_output
-
         with atomic_output(path, "w") as handle:
             handle.write(self.to_toml())
 
@@ -225,9 +226,6 @@ def _device_from_entry(entry: Any, index: int, source: str) -> Device:
     if kind == "simulated":
         return _simulated_from_entry(entry, name, where, source)
     if kind in ("cpu", "throttled"):
-        from apportion.platform.cpu import CPUDevice
-        from apportion.platform.throttled import ThrottledDevice
-
         threads = int(_number(entry, "threads", where, source, default=1))
         peak = entry.get("peak_gflops")
         cpu = CPUDevice(threads=threads, name=name if kind == "cpu" else f"{name}-inner",
@@ -236,17 +234,11 @@ def _device_from_entry(entry: Any, index: int, source: str) -> Device:
             return cpu
         return ThrottledDevice(cpu, _number(entry, "factor", where, source), name=name)
     if kind == "cuda":
-        from apportion.platform.cuda import CUDADevice
-
         return CUDADevice(int(_number(entry, "index", where, source, default=0, allow_zero=True)), name=name)
-    from apportion.platform.ray import RayDevice
-
     return RayDevice(name=name, threads=int(_number(entry, "threads", where, source, default=1)))
 
 
 def _simulated_from_entry(entry: dict, name: str, where: str, source: str) -> Device:
-    from apportion.platform.simulated import DeviceModel, SimulatedDevice
-
     role = entry.get("role", "cpu")
     if role not in ("cpu", "gpu"):
         raise InputError(f"{where}.role: must be 'cpu' or 'gpu', got {role!r}", path=source)
@@ -287,10 +279,6 @@ def _simulated_from_entry(entry: dict, name: str, where: str, source: str) -> De
 
 
 def _device_entry(device: Device) -> dict:
-    from apportion.platform.cpu import CPUDevice
-    from apportion.platform.simulated import SimulatedDevice
-    from apportion.platform.throttled import ThrottledDevice
-
     if isinstance(device, SimulatedDevice):
         m = device.model
         out: dict[str, Any] = {"name": device.name, "type": "simulated", "role": m.role,

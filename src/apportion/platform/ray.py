@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from apportion.errors import UnavailableError
+from apportion.platform.cpu import CPUDevice
 from apportion.platform.device import Device, DeviceFailure, Link, Timing
 
 _ACTOR_CLASS = None
@@ -77,8 +78,6 @@ def _actor_class():
             """Holds a CPUDevice on a cluster node and runs kernels on it."""
 
             def __init__(self, threads: int):
-                from apportion.platform.cpu import CPUDevice
-
                 self.device = CPUDevice(threads=threads)
 
             def run(self, kernels, args):

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from apportion._atomic import atomic_path
+
 KINDS = ("transfer", "launch", "compute", "profile", "idle", "failed")
 COLOURS = {"transfer": "#f2a65a", "launch": "#8e6cbf", "compute": "#3b7dd8", "profile": "#5bb56b",
            "idle": "#e6e6e6", "failed": "#d64545"}
@@ -96,8 +98,6 @@ class Trace:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         from matplotlib.patches import Patch
-
-        from apportion._atomic import atomic_path
 
         chosen = [i for i in self.intervals if rounds is None or i.round in rounds]
         n = len(self.device_names)

@@ -13,17 +13,19 @@ from dataclasses import replace
 import numpy as np
 
 from apportion.errors import InputError
+from apportion.graph.csr import Graph
+from apportion.partitioning.edge import ne, spac, streaming, wvp
 from apportion.partitioning.edge.balance import rebalance
+from apportion.partitioning.edge.hypergraph import hypergraph_partition
 from apportion.partitioning.edge.incidence import edge_incidence
-from apportion.partitioning.edge.refine import refine_balanced
 from apportion.partitioning.edge.options import METHOD_OPTIONS, METHODS, REFINE_BY_DEFAULT, EdgePartitionOptions
+from apportion.partitioning.edge.refine import refine_balanced
 from apportion.partitioning.edge.result import EdgePartition, make_edge_partition
 from apportion.partitioning.edge.vertex_partitioner import VERTEX_PARTITIONERS
+from apportion.partitioning.vertex.options import PartitionOptions
 
 
 def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
-    from apportion.graph.csr import Graph
-
     if not isinstance(graph, Graph):
         raise InputError(f"expected an apportion Graph, got {type(graph).__name__}")
     if method not in METHOD_OPTIONS:
@@ -61,8 +63,6 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
         raise InputError(f"refine_passes must be an integer ≥ 0, got {opts.refine_passes!r}")
     if isinstance(opts.run_cap, bool) or not isinstance(opts.run_cap, (int, np.integer)) or opts.run_cap < 1:
         raise InputError(f"run_cap must be an integer ≥ 1, got {opts.run_cap!r}")
-    from apportion.partitioning.vertex.options import PartitionOptions
-
     if opts.vertex_preset is not None and not isinstance(opts.vertex_preset, PartitionOptions) \
             and opts.vertex_preset not in ("fast", "default", "strong"):
         raise InputError(f"vertex_preset must be fast, default, strong or a PartitionOptions, "
@@ -73,8 +73,6 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
 
 
 def _run(graph, k, imbalance, seed, method, opts, incidence, part_sets_out) -> tuple[np.ndarray, dict]:
-    from apportion.partitioning.edge import ne, spac, streaming, wvp
-
     if method == "spac":
         return spac.spac(graph, k, imbalance, seed, dominant_weight=int(opts.dominant_weight),
                          vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance,
@@ -94,8 +92,6 @@ def _run(graph, k, imbalance, seed, method, opts, incidence, part_sets_out) -> t
                        vertex_preset="default" if opts.vertex_preset is None else opts.vertex_preset)
     if method == "ne":
         return ne.neighbourhood_expansion(graph, k, imbalance, seed, incidence=incidence), {}
-    from apportion.partitioning.edge.hypergraph import hypergraph_partition
-
     return hypergraph_partition(graph, k, imbalance, seed, threads=opts.threads, preset=opts.preset)
 
 

@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 from apportion.errors import InputError
-from apportion.partitioning.grid.basic import basic_rectangle
+from apportion.partitioning.grid.best import best_partition
+from apportion.partitioning.grid.methods import LAYOUTS
 from apportion.partitioning.grid.metrics import DEFAULT_BANDWIDTH_BPS, DEFAULT_ITEM_BYTES, DEFAULT_SIGMA_S
-from apportion.partitioning.grid.nphp import nphp
-from apportion.partitioning.grid.php import partial_homogeneous
 from apportion.partitioning.grid.rectangles import Rectangles
-from apportion.partitioning.grid.sgp import single_group_partition
-from apportion.partitioning.grid.strips import contiguous_columns, contiguous_points, contiguous_rows, \
-    contiguous_strips
 
-METHODS = {
-    "points": contiguous_points,
-    "rows": contiguous_rows,
-    "columns": contiguous_columns,
-    "strips": contiguous_strips,
-    "basic": basic_rectangle,
-    "sgp": single_group_partition,
-    "php": partial_homogeneous,
-    "nphp": nphp,
-}
-METHOD_NAMES = (*METHODS, "best")
+METHODS = LAYOUTS
+METHOD_NAMES = (*LAYOUTS, "best")
 
 
 def partition_grid(rows: int, cols: int, speeds, *, method: str = "nphp", sigma: float = DEFAULT_SIGMA_S,
@@ -36,10 +23,8 @@ def partition_grid(rows: int, cols: int, speeds, *, method: str = "nphp", sigma:
     with fewer lines than processors.
     """
     if method == "best":
-        from apportion.partitioning.grid.best import best_partition
-
         return best_partition(rows, cols, speeds, sigma=sigma, bandwidth=bandwidth, item_bytes=item_bytes)
-    if method not in METHODS:
+    if method not in LAYOUTS:
         raise InputError(f"unknown grid method {method!r}; choose one of {', '.join(METHOD_NAMES)}")
-    return METHODS[method](rows, cols, speeds).with_metrics(sigma=sigma, bandwidth=bandwidth,
+    return LAYOUTS[method](rows, cols, speeds).with_metrics(sigma=sigma, bandwidth=bandwidth,
                                                             item_bytes=item_bytes)
