@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from apportion._atomic import atomic_output
+from apportion._registry import Registry
 from apportion.errors import InputError
 from apportion.platform.cpu import CPUDevice, host_core_count
 from apportion.platform.cuda import CUDADevice, cuda_device_count
@@ -39,7 +40,10 @@ from apportion.platform.ray import RayDevice
 from apportion.platform.simulated import DeviceModel, SimulatedDevice
 from apportion.platform.throttled import ThrottledDevice
 
-SHIPPED = ("seed000", "seed002", "seed004")
+# the seeds' machines, shipped as apportion/platforms/<file>
+SHIPPED_PLATFORMS: Registry = Registry("shipped platform", {"seed000": "seed000.toml", "seed002": "seed002.toml",
+                                                            "seed004": "seed004.toml"})
+SHIPPED = SHIPPED_PLATFORMS.names()
 DEVICE_TYPES = ("simulated", "cpu", "throttled", "cuda", "ray")
 
 
@@ -175,9 +179,9 @@ def resolve_platform(spec: str | Path | Platform | Sequence[Device]) -> Platform
 # ---------------------------------------------------------------------- helpers
 def _read_platform_text(path_or_name: str | Path) -> tuple[str, str]:
     text_name = str(path_or_name)
-    if text_name in SHIPPED:
-        resource = resources.files("apportion").joinpath("platforms", f"{text_name}.toml")
-        return resource.read_text(encoding="utf-8"), f"{text_name}.toml"
+    if text_name in SHIPPED_PLATFORMS:
+        file_name = SHIPPED_PLATFORMS[text_name]
+        return resources.files("apportion").joinpath("platforms", file_name).read_text(encoding="utf-8"), file_name
     path = Path(path_or_name)
     if not path.is_file():
         raise InputError(f"platform file not found (shipped platforms: {', '.join(SHIPPED)}, or 'auto')",

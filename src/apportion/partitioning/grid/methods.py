@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from apportion._registry import Registry
 from apportion.partitioning.grid.basic import basic_rectangle
 from apportion.partitioning.grid.nphp import nphp
 from apportion.partitioning.grid.php import partial_homogeneous
@@ -12,7 +13,7 @@ from apportion.partitioning.grid.sgp import single_group_partition
 from apportion.partitioning.grid.strips import contiguous_columns, contiguous_points, contiguous_rows, \
     contiguous_strips
 
-LAYOUTS = {
+LAYOUTS: Registry = Registry("grid layout", {
     "points": contiguous_points,
     "rows": contiguous_rows,
     "columns": contiguous_columns,
@@ -21,4 +22,4 @@ LAYOUTS = {
     "sgp": single_group_partition,
     "php": partial_homogeneous,
     "nphp": nphp,
-}
+})
