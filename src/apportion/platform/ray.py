@@ -12,13 +12,11 @@ from __future__ import annotations
 import os
 import socket
 import time
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 from apportion.errors import UnavailableError
 from apportion.platform.cpu import CPUDevice
 from apportion.platform.device import Device, DeviceFailure, Link, Timing
-
-_ACTOR_CLASS = None
 
 
 def _ray():
@@ -68,27 +66,58 @@ def connect(address: str | None = None, local_cpus: int | None = None) -> None:
                                f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
 
 
-def _actor_class():
-    global _ACTOR_CLASS
-    if _ACTOR_CLASS is None:
-        ray = _ray()
+# ---------------------------------------------------------------------- the cached actor idiom
+# Every Ray actor of apportion (RayDevice's kernel worker, the stencil runtime's workers, the graph runtime's
+# transport) is a plain class at the top of its module, so Ray's workers import it by name, and is made a Ray
+# actor class once per process here. Each answers `ready()`, which `start_actors` waits for.
+_ACTOR_CLASSES: dict[type, Any] = {}
 
-        @ray.remote
-        class KernelWorker:
-            """Holds a CPUDevice on a cluster node and runs kernels on it."""
 
-            def __init__(self, threads: int):
-                self.device = CPUDevice(threads=threads)
+def actor_class(cls: type):
+    """The Ray actor class of `cls` (made on first use, then cached; Ray is imported here, not before)."""
+    made = _ACTOR_CLASSES.get(cls)
+    if made is None:
+        made = _ACTOR_CLASSES[cls] = _ray().remote(cls)
+    return made
 
-            def run(self, kernels, args):
-                execution = self.device.run(kernels, *args)
-                return execution.result, execution.timing
 
-            def ping(self):
-                return True
+def start_actors(cls: type, arguments: Sequence[tuple], *, num_cpus: float, timeout_s: float, what: str) -> list:
+    """One actor of `cls` per tuple of constructor `arguments`, each reserving `num_cpus`; returns them once every
+    one has answered `ready()`. Raises UnavailableError("<what> did not start: <Ray's first line>") otherwise
+    (a cluster too small, a worker that cannot import the class, `timeout_s` passed)."""
+    ray = _ray()
+    made = actor_class(cls).options(num_cpus=num_cpus)
+    try:
+        actors = [made.remote(*args) for args in arguments]
+        ray.get([actor.ready.remote() for actor in actors], timeout=timeout_s)
+    except Exception as exc:
+        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UnavailableError(f"{what} did not start: {first_line}") from None
+    return actors
 
-        _ACTOR_CLASS = KernelWorker
-    return _ACTOR_CLASS
+
+def kill_actors(actors: Iterable) -> None:
+    """End `actors` (no restart); an actor that is already gone is fine."""
+    ray = _ray()
+    for actor in actors:
+        try:
+            ray.kill(actor, no_restart=True)
+        except Exception:  # noqa: BLE001 - already dead, or Ray already shut down
+            pass
+
+
+class KernelWorker:
+    """RayDevice's actor: holds a CPUDevice on a cluster node and runs kernels on it."""
+
+    def __init__(self, threads: int):
+        self.device = CPUDevice(threads=threads)
+
+    def run(self, kernels, args):
+        execution = self.device.run(kernels, *args)
+        return execution.result, execution.timing
+
+    def ready(self) -> bool:
+        return True
 
 
 class RayDevice(Device):
@@ -101,11 +130,8 @@ class RayDevice(Device):
         super().__init__(name=name or f"ray{id(self) % 10000}", kind="remote", implementation="cpu",
                          bundles=True, link=link)
         self.threads = int(threads)
-        self.actor = _actor_class().options(num_cpus=self.threads).remote(self.threads)
-        try:
-            ray.get(self.actor.ping.remote(), timeout=120)
-        except Exception as exc:
-            raise UnavailableError(f"Ray actor for {self.name} did not start: {exc}") from None
+        self.actor = start_actors(KernelWorker, [(self.threads,)], num_cpus=self.threads, timeout_s=120,
+                                  what=f"Ray actor for {self.name}")[0]
         self._ray = ray
 
     def _execute(self, kernels, args) -> tuple[Any, Timing]:
@@ -131,7 +157,7 @@ class RayDevice(Device):
         deadline = time.perf_counter() + wait_s
         while time.perf_counter() < deadline:
             try:
-                ray.get(self.actor.ping.remote(), timeout=max(0.1, deadline - time.perf_counter()))
+                ray.get(self.actor.ready.remote(), timeout=max(0.1, deadline - time.perf_counter()))
             except ray.exceptions.GetTimeoutError:
                 break
             except Exception:  # RayActorError / ActorDiedError: it is gone
@@ -143,7 +169,4 @@ class RayDevice(Device):
         return {**super().describe(), "threads": self.threads}
 
     def close(self) -> None:
-        try:
-            self._ray.kill(self.actor, no_restart=True)
-        except Exception:
-            pass
+        kill_actors([self.actor])
