@@ -38,5 +38,5 @@ def test_only_the_platform_makes_ray_actor_classes():
         lines = _calls_ray_remote(ast.parse(path.read_text(encoding="utf-8")))
         if lines:
             found[str(path.relative_to(root))] = lines
-    assert set(found) == {"platform/ray.py"}, f"ray.remote outside platform/ray.py's actor_class: {found}"
+    assert set(found) <= {"platform/ray.py"}, f"ray.remote outside platform/ray.py: {found}"
     assert _calls_ray_remote(ast.parse("import ray\n@ray.remote\nclass A: pass\n")) == [2]  # the check can fail
