@@ -8,7 +8,7 @@ import pytest
 from apportion._registry import Registry
 from apportion.errors import InputError
 from apportion.graph.generate import generate
-from apportion.partitioning.edge.api import EDGE_METHODS, edge_partition
+from apportion.partitioning.edge.api import EDGE_METHODS, partition_edges
 from apportion.partitioning.edge.options import METHOD_OPTIONS, METHODS
 from apportion.partitioning.grid import GRID_METHODS, METHOD_NAMES, partition_grid
 from apportion.platform.platform import SHIPPED_PLATFORMS, Platform
@@ -60,7 +60,7 @@ def test_edge_methods_match_their_options_and_unknown_lists_them():
     assert EDGE_METHODS.names() == METHODS == tuple(METHOD_OPTIONS)
     graph = generate("grid2d", 4, seed=0)
     with pytest.raises(InputError, match="unknown edge-partitioning method 'nope'") as excinfo:
-        edge_partition(graph, 2, method="nope")
+        partition_edges(graph, 2, method="nope")
     _assert_lists_all(excinfo, METHODS)
 
 

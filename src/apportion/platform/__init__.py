@@ -2,7 +2,7 @@
 
 Stable API used by the scheduler and the runtimes:
 
-- `Device` (base), `KernelSet`, `Work`, `Timing`, `Execution`, `Link`, `DeviceFailure`  (device.py)
+- `Device` (base), `KernelSet`, `Work`, `Timing`, `Execution`, `LinkCost`, `DeviceFailure`  (device.py)
 - `CPUDevice(threads=n)` (cpu.py), `CUDADevice(i)` (cuda.py), `ThrottledDevice(device, factor)` (throttled.py),
   `SimulatedDevice(DeviceModel(...), name)` (simulated.py), `RayDevice(name, threads)` + `connect(address)`
   (ray.py), `FaultyDevice(device, fail_on_call)` (faulty.py, fault injection)
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from apportion.platform.cpu import CPUDevice
 from apportion.platform.cuda import CUDADevice
-from apportion.platform.device import (KIND_CPU, KIND_GPU, Device, DeviceFailure, Execution, KernelSet, Link,
+from apportion.platform.device import (KIND_CPU, KIND_GPU, Device, DeviceFailure, Execution, KernelSet, LinkCost,
                                        Timing, Work)
 from apportion.platform.faulty import FaultyDevice
 from apportion.platform.platform import Platform, resolve_platform
@@ -28,5 +28,5 @@ from apportion.platform.throttled import ThrottledDevice
 
 
 __all__ = ["CPUDevice", "CUDADevice", "Device", "DeviceFailure", "DeviceModel", "Execution", "FaultyDevice",
-           "KIND_CPU", "KIND_GPU", "KernelSet", "Link", "Platform", "RayDevice", "SimulatedDevice",
+           "KIND_CPU", "KIND_GPU", "KernelSet", "LinkCost", "Platform", "RayDevice", "SimulatedDevice",
            "ThrottledDevice", "Timing", "Work", "connect", "resolve_platform"]

@@ -58,7 +58,7 @@ class KernelSet:
 
 
 @dataclass(frozen=True)
-class Link:
+class LinkCost:
     """A host <-> device connection: a message costs `latency_s + nbytes / bandwidth_Bps` seconds."""
 
     latency_s: float
@@ -137,7 +137,7 @@ class Device:
     Attributes: `name` (unique in a platform), `kind` ("cpu", "gpu", "remote", "simulated" ...), `implementation`
     (which KernelSet member it runs: "cpu" or "gpu"), `bundles` (True when work sent to it should be merged into
     one transfer + one launch, as seed 000's load bundler does for GPUs), `peak_flops` (nominal, for static
-    splits by FLOPS; None when unknown), `link` (host <-> device Link, None for host devices).
+    splits by FLOPS; None when unknown), `link` (host <-> device LinkCost, None for host devices).
 
     Subclasses implement `_execute(kernel, args) -> (result, Timing)`; `run` adds the wall-clock stamps.
     """
@@ -147,7 +147,7 @@ class Device:
     implementation: str = KIND_CPU
     bundles: bool = False
     peak_flops: float | None = None
-    link: Link | None = None
+    link: LinkCost | None = None
     is_simulated: bool = field(default=False, init=False)
 
     def select(self, kernels: KernelSet | Callable | Mapping) -> Callable[..., Any]:

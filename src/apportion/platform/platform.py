@@ -35,7 +35,7 @@ from apportion._registry import Registry
 from apportion.errors import InputError
 from apportion.platform.cpu import CPUDevice, host_core_count
 from apportion.platform.cuda import CUDADevice, cuda_device_count
-from apportion.platform.device import Device, Link
+from apportion.platform.device import Device, LinkCost
 from apportion.platform.ray import RayDevice
 from apportion.platform.simulated import DeviceModel, SimulatedDevice
 from apportion.platform.throttled import ThrottledDevice
@@ -51,13 +51,13 @@ DEVICE_TYPES = ("simulated", "cpu", "throttled", "cuda", "ray")
 class Platform:
     """Devices (in order: index i is device i everywhere: shares, traces) plus host <-> device links.
 
-    `links[name]` is the Link of device `name` (None for host devices); it defaults to each device's own `link`.
+    `links[name]` is the LinkCost of device `name` (None for host devices); it defaults to each device's own `link`.
     """
 
     devices: list[Device]
     name: str = "platform"
     description: str = ""
-    links: dict[str, Link | None] = field(default_factory=dict)
+    links: dict[str, LinkCost | None] = field(default_factory=dict)
     source: str | None = None
 
     def __post_init__(self):
@@ -259,7 +259,7 @@ def _simulated_from_entry(entry: dict, name: str, where: str, source: str) -> De
         raw = entry["link"]
         if not isinstance(raw, dict) or set(raw) - {"latency_us", "bandwidth_gbs"}:
             raise InputError(f"{where}.link: must be a table with latency_us and bandwidth_gbs", path=source)
-        link = Link(latency_s=_number(raw, "latency_us", f"{where}.link", source, allow_zero=True) * 1e-6,
+        link = LinkCost(latency_s=_number(raw, "latency_us", f"{where}.link", source, allow_zero=True) * 1e-6,
                     bandwidth_Bps=_number(raw, "bandwidth_gbs", f"{where}.link", source) * 1e9)
     saturation = entry.get("saturation_gflop", 0.0)
     overrides = {}

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Sequence
 
 from apportion.errors import UnavailableError
 from apportion.platform.cpu import CPUDevice
-from apportion.platform.device import Device, DeviceFailure, Link, Timing
+from apportion.platform.device import Device, DeviceFailure, LinkCost, Timing
 
 
 def _ray():
@@ -124,7 +124,7 @@ class RayDevice(Device):
     """A remote CPU worker: one Ray actor with `threads` CPUs. Call `connect(...)` first (or pass address)."""
 
     def __init__(self, name: str | None = None, threads: int = 1, address: str | None = None,
-                 link: Link | None = None):
+                 link: LinkCost | None = None):
         connect(address)
         ray = _ray()
         super().__init__(name=name or f"ray{id(self) % 10000}", kind="remote", implementation="cpu",

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from apportion.errors import InputError
-from apportion.platform.device import KIND_CPU, KIND_GPU, Device, KernelSet, Link, Timing, Work
+from apportion.platform.device import KIND_CPU, KIND_GPU, Device, KernelSet, LinkCost, Timing, Work
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class DeviceModel:
     saturation_flops: float = 0.0
     memory_bandwidth_Bps: float = 1e11
     launch_latency_s: float = 0.0
-    link: Link | None = None
+    link: LinkCost | None = None
     saturation_by_workload: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self):

@@ -1,4 +1,4 @@
-"""`edge_partition`: the one entry point of balanced edge partitioning (seed 001).
+"""`partition_edges`: the one entry point of balanced edge partitioning (seed 001).
 
 Validates the request, runs the method, restores the requested edge balance with the shared copy-aware step
 (balance.py) whenever the method's own result is outside it, and wraps the result with its metrics.
@@ -123,7 +123,7 @@ def _hypergraph(graph, k, imbalance, seed, opts, incidence, part_sets_out):
     return hypergraph_partition(graph, k, imbalance, seed, threads=opts.threads, preset=opts.preset)
 
 
-def edge_partition(graph, k: int, *, method: str = "spac", imbalance: float = 0.0, seed: int = 0,
+def partition_edges(graph, k: int, *, method: str = "spac", imbalance: float = 0.0, seed: int = 0,
                    **options) -> EdgePartition:
     """Partition the edges of `graph` into k parts, minimising vertex copies Σ_v (p_v − 1) (seed 001 §3.1).
 
@@ -186,3 +186,8 @@ def edge_partition(graph, k: int, *, method: str = "spac", imbalance: float = 0.
     details["refined"] = bool(refine)
     details["balance_moves"] = moves
     return make_edge_partition(graph, assignment, k, method, elapsed, details)
+
+
+# The public partition functions are verb first: partition (vertices), partition_edges, partition_grid. The
+# earlier name stays an alias.
+edge_partition = partition_edges
