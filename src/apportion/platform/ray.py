@@ -9,6 +9,7 @@ makes `run` raise DeviceFailure, so schedulers re-run its chunks elsewhere.
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import time
@@ -44,10 +45,63 @@ def _check_reachable(address: str, timeout_s: float = 3.0) -> None:
         raise UnavailableError(f"Ray cluster at {address} is unreachable: {exc}") from None
 
 
+# What a user must do when the cluster wants a token and this process has none (Ray's token authentication).
+TOKEN_HINT = ("copy the cluster's token to ~/.ray/auth_token or set RAY_AUTH_TOKEN (`ray get-auth-token` on the "
+              "head node prints it)")
+
+
+def _wants_token(hostport: str, timeout_s: float = 3.0) -> bool:
+    """Whether the Ray cluster whose GCS listens at host:port refuses a request that carries no token (token
+    authentication, on by default for clusters that Ray 2.59+ starts where a token exists). One gRPC call for the
+    cluster id, without credentials; any other outcome is left to `ray.init` to report."""
+    import grpc  # Ray's own dependency
+
+    with grpc.insecure_channel(hostport) as channel:
+        ask_cluster_id = channel.unary_unary("/ray.rpc.NodeInfoGcsService/GetClusterId")
+        try:
+            ask_cluster_id(b"", timeout=timeout_s)
+        except grpc.RpcError as exc:
+            return exc.code() == grpc.StatusCode.UNAUTHENTICATED
+    return False
+
+
+def _use_token() -> bool:
+    """Turn on token authentication for this process, with the token Ray's own clients find (RAY_AUTH_TOKEN,
+    RAY_AUTH_TOKEN_PATH, ~/.ray/auth_token), as `ray.init(address="auto")` does. False when there is none."""
+    try:
+        from ray._private.authentication import authentication_token_setup as token_setup
+    except ImportError:  # a Ray without token authentication
+        return False
+    # Ray logs "token authentication is enabled ... set RAY_AUTH_MODE=disabled to opt out": not news here
+    logger = logging.getLogger(token_setup.__name__)
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        return bool(token_setup.maybe_enable_token_auth_if_token_available(warn_if_disabled=False))
+    finally:
+        logger.setLevel(level)
+
+
+def _authenticate(address: str) -> None:
+    """Join an explicit HOST:PORT the way Ray's clients join `auto`: with the local token when the cluster wants
+    one. Ray itself leaves tokens off for an explicit address unless RAY_AUTH_MODE=token is set, so a cluster
+    started with `ray start --head` would refuse us after a 20-second retry loop. An explicit RAY_AUTH_MODE
+    is respected; a cluster without token authentication is joined without one (a token-mode driver would
+    refuse its workers' calls)."""
+    if os.environ.get("RAY_AUTH_MODE") is not None or "://" in address or ":" not in address:
+        return
+    if _wants_token(address) and not _use_token():
+        raise UnavailableError(f"cannot connect to Ray cluster {address}: it uses token authentication and this "
+                               f"machine has no Ray token; {TOKEN_HINT}")
+
+
 def connect(address: str | None = None, local_cpus: int | None = None) -> None:
     """Join the Ray cluster at `address` (or RAY_ADDRESS); with neither, start a local one with `local_cpus`.
 
-    Does nothing when Ray is already initialised in this process. Raises UnavailableError if it cannot connect.
+    A cluster with token authentication (what `ray start --head` starts on a machine with a Ray token) is joined
+    with the token Ray's own clients use: RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token.
+    Does nothing when Ray is already initialised in this process. Raises UnavailableError (one line) if it
+    cannot connect, saying what to set when the cluster wants a token this machine lacks.
     """
     ray = _ray()
     if ray.is_initialized():
@@ -56,6 +110,7 @@ def connect(address: str | None = None, local_cpus: int | None = None) -> None:
     try:
         if address:
             _check_reachable(address)
+            _authenticate(address)
             ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
         else:
             ray.init(num_cpus=local_cpus or 1, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
