@@ -142,10 +142,13 @@ def start_actors(cls: type, arguments: Sequence[tuple], *, num_cpus: float, time
     (a cluster too small, a worker that cannot import the class, `timeout_s` passed)."""
     ray = _ray()
     made = actor_class(cls).options(num_cpus=num_cpus)
+    actors: list = []
     try:
-        actors = [made.remote(*args) for args in arguments]
+        for args in arguments:
+            actors.append(made.remote(*args))
         ray.get([actor.ready.remote() for actor in actors], timeout=timeout_s)
     except Exception as exc:
+        kill_actors(actors)  # the ones that did start would hold their CPUs until the driver exits
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise UnavailableError(f"{what} did not start: {first_line}") from None
     return actors
