@@ -22,7 +22,7 @@ import apportion
 # belongs to the layer of the longest prefix below that matches its name. Keep this table and the one in
 # docs/architecture.md the same.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    # cross-cutting helpers every layer may use; they import no other apportion module
+    # cross-cutting helpers every layer may use; they import only each other
     ("base", ("apportion.errors", "apportion.ui", "apportion._chunked", "apportion._atomic", "apportion._arrays",
               "apportion._registry")),
     # datasets hands out Graphs (issue 12: `apportion.datasets.load`), so it sits with the graph layer
