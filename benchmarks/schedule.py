@@ -26,7 +26,7 @@ from apportion.apps.matmul import matmul_workload, random_matrices
 from apportion.platform import CPUDevice, Platform, ThrottledDevice
 from apportion.schedule.api import run_schedule
 from apportion.schedule.policies.static import StaticPolicy
-from apportion.schedule.workloads import build_workload
+from apportion.apps.workloads import build_workload
 from _docs import write_generated_block
 
 ROOT = Path(__file__).resolve().parents[1]

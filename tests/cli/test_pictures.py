@@ -84,7 +84,7 @@ def test_schedule_gantt_unknown_format_is_refused_before_the_run(tmp_path, capsy
 
 def test_library_gantt_refuses_an_unknown_format(tmp_path):
     from apportion.schedule.api import run_schedule
-    from apportion.schedule.workloads import build_workload
+    from apportion.apps.workloads import build_workload
 
     schedule = run_schedule(build_workload("matmul", 600, 30, materialize=False), "seed000", "greedy", 1,
                             compute=False)

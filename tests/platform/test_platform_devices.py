@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from apportion.errors import InputError, UnavailableError
-from apportion.platform import (CPUDevice, DeviceFailure, DeviceModel, FaultyDevice, KernelSet, Link,
+from apportion.platform import (CPUDevice, DeviceFailure, DeviceModel, FaultyDevice, KernelSet, LinkCost,
                                 SimulatedDevice, ThrottledDevice, Timing, Work)
 from apportion.platform.device import Device
 
@@ -51,7 +51,7 @@ def test_platform_throttled_device_reports_factor_times_inner():
 
 def test_platform_simulated_model_saturates_and_bundling_pays():
     model = DeviceModel(role="gpu", peak_flops=1e12, efficiency={"default": 0.5}, saturation_flops=1e9,
-                        memory_bandwidth_Bps=1e11, launch_latency_s=1e-5, link=Link(1e-5, 5e9))
+                        memory_bandwidth_Bps=1e11, launch_latency_s=1e-5, link=LinkCost(1e-5, 5e9))
     device = SimulatedDevice(model, name="g")
     small = device.estimate(Work(1e8))
     large = device.estimate(Work(1e10))

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apportion.errors import ApportionError, InputError
-from apportion.platform import DeviceModel, FaultyDevice, Link, Platform, SimulatedDevice
+from apportion.platform import DeviceModel, FaultyDevice, LinkCost, Platform, SimulatedDevice
 from apportion.schedule.api import run_schedule
 from apportion.schedule.oracle import oracle_split
 from apportion.schedule.policies import POLICIES, make_policy
@@ -33,7 +33,7 @@ def device_models(draw):
                        saturation_flops=0.0 if role == "cpu" else draw(st.floats(0.0, 1e10)),
                        memory_bandwidth_Bps=draw(st.floats(1e9, 3e11)),
                        launch_latency_s=draw(st.floats(0.0, 1e-4)),
-                       link=None if role == "cpu" else Link(draw(st.floats(0.0, 1e-4)), draw(st.floats(1e8, 1e10))))
+                       link=None if role == "cpu" else LinkCost(draw(st.floats(0.0, 1e-4)), draw(st.floats(1e8, 1e10))))
 
 
 def check_exactly_once(schedule, n_chunks):

@@ -31,84 +31,69 @@ import time
 import numpy as np
 
 from apportion.apps.stencil_runtime import StencilTrace, gather, make_blocks
-from apportion.errors import InputError, UnavailableError
+from apportion.errors import InputError
 from apportion.partitioning.grid.rectangles import Rectangles
+from apportion.perfmodel.clock import throttle_factor
+from apportion.platform.cpu import CPUDevice
+from apportion.platform.device import KernelSet
+from apportion.platform.ray import connect, kill_actors, start_actors
+from apportion.platform.throttled import ThrottledDevice
 from apportion.ui import track
 
-_WORKER_CLASS = None
 
+class StencilWorker:
+    """Holds blocks {index: padded array} of one device and their halo plans."""
 
-def _worker_class():
-    global _WORKER_CLASS
-    if _WORKER_CLASS is None:
-        import ray
+    def __init__(self, blocks, local_copies, outgoing, incoming_order, factor, p):
+        self.blocks = {index: np.array(data) for index, data in blocks.items()}
+        self.scratch = {index: np.empty((d.shape[0] - 2, d.shape[1] - 2)) for index, d in self.blocks.items()}
+        self.local_copies = local_copies      # (src block, src slices, dst block, dst slices)
+        self.outgoing = outgoing              # per destination: [(src block, src slices)]
+        self.incoming = incoming_order        # per source: [(dst block, dst slices)]
+        self.p = p
+        device = CPUDevice(name="worker")
+        self.device = ThrottledDevice(device, factor) if factor > 1 else device
 
-        @ray.remote(num_cpus=1)
-        class StencilWorker:
-            """Holds blocks {index: padded array} of one device and their halo plans."""
+    def ready(self):
+        return True
 
-            def __init__(self, blocks, local_copies, outgoing, incoming_order, factor, p):
-                from apportion.platform.cpu import CPUDevice
-                from apportion.platform.throttled import ThrottledDevice
+    def send_zones(self):
+        messages = [[self.blocks[b][src].copy() for b, src in self.outgoing[d]] for d in range(self.p)]
+        return messages[0] if self.p == 1 else tuple(messages)
 
-                self.blocks = {index: np.array(data) for index, data in blocks.items()}
-                self.scratch = {index: np.empty((d.shape[0] - 2, d.shape[1] - 2)) for index, d in self.blocks.items()}
-                self.local_copies = local_copies      # (src block, src slices, dst block, dst slices)
-                self.outgoing = outgoing              # per destination: [(src block, src slices)]
-                self.incoming = incoming_order        # per source: [(dst block, dst slices)]
-                self.p = p
-                device = CPUDevice(name="worker")
-                self.device = ThrottledDevice(device, factor) if factor > 1 else device
+    def step(self, kernels, params, *incoming):
+        start = time.perf_counter()
+        for source, arrays in enumerate(incoming):
+            for (b, dst), values in zip(self.incoming[source], arrays):
+                self.blocks[b][dst] = values
+        for src_block, src, dst_block, dst in self.local_copies:
+            self.blocks[dst_block][dst] = self.blocks[src_block][src]
+        communication = time.perf_counter() - start
+        compute = 0.0
+        for index, data in self.blocks.items():
+            execution = self.device.run(kernels, data, self.scratch[index], *params)
+            compute += execution.timing.total_s
+            data[1:-1, 1:-1] = execution.result
+        return compute, communication
 
-            def ready(self):
-                return True
+    def warm_up(self, kernels, params):
+        """Compile (or load from Numba's cache) the kernel outside the timed iterations, unthrottled,
+        on copies of the blocks."""
+        kernel = KernelSet.coerce(kernels).cpu
+        for index, data in self.blocks.items():
+            kernel(data.copy(), np.empty_like(self.scratch[index]), *params)
+        return True
 
-            def send_zones(self):
-                messages = [[self.blocks[b][src].copy() for b, src in self.outgoing[d]] for d in range(self.p)]
-                return messages[0] if self.p == 1 else tuple(messages)
-
-            def step(self, kernels, params, *incoming):
-                start = time.perf_counter()
-                for source, arrays in enumerate(incoming):
-                    for (b, dst), values in zip(self.incoming[source], arrays):
-                        self.blocks[b][dst] = values
-                for src_block, src, dst_block, dst in self.local_copies:
-                    self.blocks[dst_block][dst] = self.blocks[src_block][src]
-                communication = time.perf_counter() - start
-                compute = 0.0
-                for index, data in self.blocks.items():
-                    execution = self.device.run(kernels, data, self.scratch[index], *params)
-                    compute += execution.timing.total_s
-                    data[1:-1, 1:-1] = execution.result
-                return compute, communication
-
-            def warm_up(self, kernels, params):
-                """Compile (or load from Numba's cache) the kernel outside the timed iterations, unthrottled,
-                on copies of the blocks."""
-                from apportion.platform.device import KernelSet
-
-                kernel = KernelSet.coerce(kernels).cpu
-                for index, data in self.blocks.items():
-                    kernel(data.copy(), np.empty_like(self.scratch[index]), *params)
-                return True
-
-            def values(self):
-                return {index: data[1:-1, 1:-1].copy() for index, data in self.blocks.items()}
-
-        _WORKER_CLASS = StencilWorker
-    return _WORKER_CLASS
+    def values(self):
+        return {index: data[1:-1, 1:-1].copy() for index, data in self.blocks.items()}
 
 
 def _throttle(device) -> float:
-    from apportion.perfmodel.clock import throttle_factor
-
     return throttle_factor(device)
 
 
 def _connect_real_devices(devices, p: int, address, local_cpus):
     """Check the devices (one per processor, real only) and connect to Ray; returns the ray module."""
-    from apportion.platform.ray import connect
-
     if len(devices) != p:
         raise InputError(f"{len(devices)} devices but the partition has {p} processors")
     if any(getattr(d, "is_simulated", False) for d in devices):
@@ -119,121 +104,99 @@ def _connect_real_devices(devices, p: int, address, local_cpus):
     return ray
 
 
-def _start_workers(ray, worker, arguments):
+def _start_workers(ray, worker: type, arguments: list[tuple]) -> list:
     """One actor of class `worker` per argument tuple; waits until all are up (UnavailableError otherwise)."""
     # several devices may share a small cluster's CPUs: reserve a fair fraction each, never more than one
     cpus = float(ray.cluster_resources().get("CPU", 1.0))
-    worker = worker.options(num_cpus=min(1.0, cpus / max(1, len(arguments))))
-    try:
-        workers = [worker.remote(*args) for args in arguments]
-        ray.get([w.ready.remote() for w in workers], timeout=300)
-    except Exception as exc:
-        raise UnavailableError(f"Ray stencil workers did not start: {str(exc).splitlines()[0]}") from None
-    return workers
+    return start_actors(worker, arguments, num_cpus=min(1.0, cpus / max(1, len(arguments))), timeout_s=300,
+                        what="Ray stencil workers")
 
 
-_GAUSS_WORKER_CLASS = None
+class GaussWorker:
+    """Holds the blocks [(row0, col0, array)] of one device of an n × n elimination."""
 
+    def __init__(self, blocks, n, factor):
+        self.blocks = [(int(r0), int(c0), np.array(data, dtype=np.float64)) for r0, c0, data in blocks]
+        self.n = int(n)
+        device = CPUDevice(name="worker")
+        self.device = ThrottledDevice(device, factor) if factor > 1 else device
+        self.halo_s = 0.0  # this step's own communication work so far
 
-def _gauss_worker_class():
-    global _GAUSS_WORKER_CLASS
-    if _GAUSS_WORKER_CLASS is None:
-        import ray
+    def ready(self):
+        return True
 
-        @ray.remote(num_cpus=1)
-        class GaussWorker:
-            """Holds the blocks [(row0, col0, array)] of one device of an n × n elimination."""
+    def column(self, k):
+        """This actor's segments of column k, rows ≥ k: [(first row, values)]."""
+        start = time.perf_counter()
+        out = [(max(r0, k), data[max(0, k - r0):, k - c0].copy()) for r0, c0, data in self.blocks
+               if c0 <= k < c0 + data.shape[1] and r0 + data.shape[0] > k]
+        self.halo_s = time.perf_counter() - start
+        return out
 
-            def __init__(self, blocks, n, factor):
-                from apportion.platform.cpu import CPUDevice
-                from apportion.platform.throttled import ThrottledDevice
+    def _assemble_column(self, k, columns):
+        column = np.zeros(self.n)
+        for segments in columns:
+            for first, values in segments:
+                column[first:first + values.shape[0]] = values
+        return column
 
-                self.blocks = [(int(r0), int(c0), np.array(data, dtype=np.float64)) for r0, c0, data in blocks]
-                self.n = int(n)
-                device = CPUDevice(name="worker")
-                self.device = ThrottledDevice(device, factor) if factor > 1 else device
-                self.halo_s = 0.0  # this step's own communication work so far
+    def _pivot(self, k, column):
+        return k + int(np.argmax(np.abs(column[k:])))
 
-            def ready(self):
-                return True
+    def rows(self, k, *columns):
+        """Pick the pivot from the gathered column k; return this actor's segments of rows k and pivot:
+        (pivot, [(col0, row k values)], [(col0, pivot row values)])."""
+        start = time.perf_counter()
+        pivot = self._pivot(k, self._assemble_column(k, columns))
+        mine_k = [(c0, data[k - r0].copy()) for r0, c0, data in self.blocks if r0 <= k < r0 + data.shape[0]]
+        mine_p = [(c0, data[pivot - r0].copy()) for r0, c0, data in self.blocks
+                  if r0 <= pivot < r0 + data.shape[0]] if pivot != k else []
+        self.halo_s += time.perf_counter() - start
+        return pivot, mine_k, mine_p
 
-            def column(self, k):
-                """This actor's segments of column k, rows ≥ k: [(first row, values)]."""
-                start = time.perf_counter()
-                out = [(max(r0, k), data[max(0, k - r0):, k - c0].copy()) for r0, c0, data in self.blocks
-                       if c0 <= k < c0 + data.shape[1] and r0 + data.shape[0] > k]
-                self.halo_s = time.perf_counter() - start
-                return out
+    def update(self, kernels, k, p, *parts):
+        """Swap rows k and pivot in this actor's blocks, form the pivot row and the multipliers, and
+        eliminate step k on every block. Returns (compute s, communication s, pivot)."""
+        start = time.perf_counter()
+        columns, rows = parts[:p], parts[p:]
+        column = self._assemble_column(k, columns)
+        pivot = rows[0][0]
+        row_k = np.zeros(self.n)
+        row_p = np.zeros(self.n)
+        for _, segments_k, segments_p in rows:
+            for c0, values in segments_k:
+                row_k[c0:c0 + values.shape[0]] = values
+            for c0, values in segments_p:
+                row_p[c0:c0 + values.shape[0]] = values
+        if pivot != k:
+            for r0, c0, data in self.blocks:
+                w = data.shape[1]
+                if r0 <= k < r0 + data.shape[0]:
+                    data[k - r0] = row_p[c0:c0 + w]
+                if r0 <= pivot < r0 + data.shape[0]:
+                    data[pivot - r0] = row_k[c0:c0 + w]
+            column[[k, pivot]] = column[[pivot, k]]
+            pivot_row = row_p
+        else:
+            pivot_row = row_k
+        multipliers = np.zeros(self.n)
+        if pivot_row[k] != 0:
+            multipliers[k + 1:] = column[k + 1:] / pivot_row[k]
+        communication = self.halo_s + time.perf_counter() - start
+        compute = 0.0
+        for r0, c0, data in self.blocks:
+            compute += self.device.run(kernels, data, r0, c0, k, multipliers, pivot_row).timing.total_s
+        return compute, communication, pivot
 
-            def _assemble_column(self, k, columns):
-                column = np.zeros(self.n)
-                for segments in columns:
-                    for first, values in segments:
-                        column[first:first + values.shape[0]] = values
-                return column
+    def warm_up(self, kernels):
+        """Compile (or load from Numba's cache) the kernel outside the timed steps, on copies."""
+        kernel = KernelSet.coerce(kernels).cpu
+        for r0, c0, data in self.blocks:
+            kernel(data.copy(), r0, c0, 0, np.zeros(self.n), np.zeros(self.n))
+        return True
 
-            def _pivot(self, k, column):
-                return k + int(np.argmax(np.abs(column[k:])))
-
-            def rows(self, k, *columns):
-                """Pick the pivot from the gathered column k; return this actor's segments of rows k and pivot:
-                (pivot, [(col0, row k values)], [(col0, pivot row values)])."""
-                start = time.perf_counter()
-                pivot = self._pivot(k, self._assemble_column(k, columns))
-                mine_k = [(c0, data[k - r0].copy()) for r0, c0, data in self.blocks if r0 <= k < r0 + data.shape[0]]
-                mine_p = [(c0, data[pivot - r0].copy()) for r0, c0, data in self.blocks
-                          if r0 <= pivot < r0 + data.shape[0]] if pivot != k else []
-                self.halo_s += time.perf_counter() - start
-                return pivot, mine_k, mine_p
-
-            def update(self, kernels, k, p, *parts):
-                """Swap rows k and pivot in this actor's blocks, form the pivot row and the multipliers, and
-                eliminate step k on every block. Returns (compute s, communication s, pivot)."""
-                start = time.perf_counter()
-                columns, rows = parts[:p], parts[p:]
-                column = self._assemble_column(k, columns)
-                pivot = rows[0][0]
-                row_k = np.zeros(self.n)
-                row_p = np.zeros(self.n)
-                for _, segments_k, segments_p in rows:
-                    for c0, values in segments_k:
-                        row_k[c0:c0 + values.shape[0]] = values
-                    for c0, values in segments_p:
-                        row_p[c0:c0 + values.shape[0]] = values
-                if pivot != k:
-                    for r0, c0, data in self.blocks:
-                        w = data.shape[1]
-                        if r0 <= k < r0 + data.shape[0]:
-                            data[k - r0] = row_p[c0:c0 + w]
-                        if r0 <= pivot < r0 + data.shape[0]:
-                            data[pivot - r0] = row_k[c0:c0 + w]
-                    column[[k, pivot]] = column[[pivot, k]]
-                    pivot_row = row_p
-                else:
-                    pivot_row = row_k
-                multipliers = np.zeros(self.n)
-                if pivot_row[k] != 0:
-                    multipliers[k + 1:] = column[k + 1:] / pivot_row[k]
-                communication = self.halo_s + time.perf_counter() - start
-                compute = 0.0
-                for r0, c0, data in self.blocks:
-                    compute += self.device.run(kernels, data, r0, c0, k, multipliers, pivot_row).timing.total_s
-                return compute, communication, pivot
-
-            def warm_up(self, kernels):
-                """Compile (or load from Numba's cache) the kernel outside the timed steps, on copies."""
-                from apportion.platform.device import KernelSet
-
-                kernel = KernelSet.coerce(kernels).cpu
-                for r0, c0, data in self.blocks:
-                    kernel(data.copy(), r0, c0, 0, np.zeros(self.n), np.zeros(self.n))
-                return True
-
-            def values(self):
-                return [(r0, c0, data.copy()) for r0, c0, data in self.blocks]
-
-        _GAUSS_WORKER_CLASS = GaussWorker
-    return _GAUSS_WORKER_CLASS
+    def values(self):
+        return [(r0, c0, data.copy()) for r0, c0, data in self.blocks]
 
 
 class RayStencilRuntime:
@@ -262,7 +225,7 @@ class RayStencilRuntime:
                 else:
                     outgoing[other.owner][b.owner].append((other.index, src))
                     incoming[b.owner][other.owner].append((b.index, dst))
-        self.workers = _start_workers(ray, _worker_class(), [
+        self.workers = _start_workers(ray, StencilWorker, [
             ({b.index: b.data for b in by_owner[i]}, local[i], outgoing[i], incoming[i], _throttle(self.devices[i]), p)
             for i in range(p)])
         self.blocks = blocks
@@ -299,11 +262,7 @@ class RayStencilRuntime:
         return gather(self.blocks, self.rect.rows, self.rect.cols)
 
     def close(self) -> None:
-        for w in getattr(self, "workers", []):
-            try:
-                self._ray.kill(w)
-            except Exception:  # pragma: no cover - already gone
-                pass
+        kill_actors(getattr(self, "workers", []))
         self.workers = []
 
 
@@ -329,7 +288,7 @@ class RayGaussRuntime:
             mine = [(r0, c0, matrix[r0:r0 + h, c0:c0 + w].copy()) for owner, r0, c0, h, w in self.blocks
                     if owner == i]
             arguments.append((mine, self.n, _throttle(self.devices[i])))
-        self.workers = _start_workers(ray, _gauss_worker_class(), arguments)
+        self.workers = _start_workers(ray, GaussWorker, arguments)
 
     def received_items(self, k: int) -> np.ndarray:
         """Values each device receives at step k: its columns of the pivot row and its rows of the multipliers
@@ -375,9 +334,5 @@ class RayGaussRuntime:
         return lu
 
     def close(self) -> None:
-        for w in getattr(self, "workers", []):
-            try:
-                self._ray.kill(w)
-            except Exception:  # pragma: no cover - already gone
-                pass
+        kill_actors(getattr(self, "workers", []))
         self.workers = []

@@ -12,7 +12,7 @@ from apportion.ui import progress
 def register(subparsers) -> None:
     """Add the `schedule` command."""
     from apportion.schedule.policies import POLICIES
-    from apportion.schedule.workloads import WORKLOADS
+    from apportion.apps.workloads import WORKLOADS
 
     parser = add_command(
         subparsers, "schedule", run_schedule_command,
@@ -61,7 +61,7 @@ def run_schedule_command(args: argparse.Namespace) -> int:
     """Build the platform and workload, run the schedule, print JSON or tables, draw the Gantt chart."""
     from apportion.schedule.api import run_schedule
     from apportion.schedule.policies import make_policy
-    from apportion.schedule.workloads import DEFAULT_SIZE, build_workload
+    from apportion.apps.workloads import DEFAULT_SIZE, build_workload
 
     if args.rounds < 1:
         raise InputError(f"--rounds: must be >= 1, got {args.rounds}")
@@ -71,7 +71,7 @@ def run_schedule_command(args: argparse.Namespace) -> int:
         check_picture_path(args.gantt, "--gantt")
     options = {"fraction": args.fraction} if args.policy.startswith("qilin") else {}
     policy = make_policy(args.policy, **options)  # unknown policy -> InputError before any work
-    from apportion.schedule.workloads import WORKLOADS
+    from apportion.apps.workloads import WORKLOADS
 
     if args.workload not in WORKLOADS:
         raise InputError(f"unknown workload {args.workload!r} (choose from {', '.join(WORKLOADS)})")
@@ -112,7 +112,7 @@ def _check(name, workload, result) -> bool:
                                 atol=1e-3))
     if name == "textsearch":
         from apportion.apps.textsearch import textsearch_reference
-        from apportion.schedule.workloads import TEXT_PATTERNS
+        from apportion.apps.workloads import TEXT_PATTERNS
 
         return bool(np.array_equal(result, textsearch_reference(workload.text.tobytes(), TEXT_PATTERNS)))
     from apportion.apps.pbf import pbf_reference

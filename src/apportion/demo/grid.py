@@ -13,8 +13,8 @@ def run(ctx) -> None:
     from rich.table import Table
 
     from apportion._pictures import save_figure
-    from apportion.cli.grid_commands import RECTANGLES_CAPTION, draw_rectangles
     from apportion.partitioning.grid import partition_grid
+    from apportion.partitioning.grid.plot import RECTANGLES_CAPTION, draw_rectangles
 
     n = 2000
     table = Table(title=f"29 processors (2×10, 4×5, 5×4, 3×5, 1×5) on a {n}×{n} grid")

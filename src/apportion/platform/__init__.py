@@ -2,12 +2,14 @@
 
 Stable API used by the scheduler and the runtimes:
 
-- `Device` (base), `KernelSet`, `Work`, `Timing`, `Execution`, `Link`, `DeviceFailure`  (device.py)
+- `Device` (base), `KernelSet`, `Work`, `Timing`, `Execution`, `LinkCost`, `DeviceFailure`  (device.py)
 - `CPUDevice(threads=n)` (cpu.py), `CUDADevice(i)` (cuda.py), `ThrottledDevice(device, factor)` (throttled.py),
   `SimulatedDevice(DeviceModel(...), name)` (simulated.py), `RayDevice(name, threads)` + `connect(address)`
   (ray.py), `FaultyDevice(device, fail_on_call)` (faulty.py, fault injection)
 - `Platform(devices)`, `Platform.detect()`, `Platform.load(path | "seed000" | "seed002" | "seed004")`,
   `platform.save(path)`, `resolve_platform(spec)` (platform.py)
+
+CuPy and Ray themselves are imported only when a CUDA or Ray device is made.
 
 Usage: `device.run(kernels, *args, work=None) -> Execution(result, timing, started, finished)`.
 """
@@ -15,27 +17,16 @@ Usage: `device.run(kernels, *args, work=None) -> Execution(result, timing, start
 from __future__ import annotations
 
 from apportion.platform.cpu import CPUDevice
-from apportion.platform.device import (KIND_CPU, KIND_GPU, Device, DeviceFailure, Execution, KernelSet, Link,
+from apportion.platform.cuda import CUDADevice
+from apportion.platform.device import (KIND_CPU, KIND_GPU, Device, DeviceFailure, Execution, KernelSet, LinkCost,
                                        Timing, Work)
 from apportion.platform.faulty import FaultyDevice
 from apportion.platform.platform import Platform, resolve_platform
+from apportion.platform.ray import RayDevice, connect
 from apportion.platform.simulated import DeviceModel, SimulatedDevice
 from apportion.platform.throttled import ThrottledDevice
 
 
-def __getattr__(name: str):
-    # CUDA and Ray import their heavy modules lazily
-    if name == "CUDADevice":
-        from apportion.platform.cuda import CUDADevice
-
-        return CUDADevice
-    if name in ("RayDevice", "connect"):
-        from apportion.platform import ray as ray_module
-
-        return getattr(ray_module, name)
-    raise AttributeError(name)
-
-
 __all__ = ["CPUDevice", "CUDADevice", "Device", "DeviceFailure", "DeviceModel", "Execution", "FaultyDevice",
-           "KIND_CPU", "KIND_GPU", "KernelSet", "Link", "Platform", "RayDevice", "SimulatedDevice",
+           "KIND_CPU", "KIND_GPU", "KernelSet", "LinkCost", "Platform", "RayDevice", "SimulatedDevice",
            "ThrottledDevice", "Timing", "Work", "connect", "resolve_platform"]

@@ -14,6 +14,7 @@ import os
 import time
 from typing import Any
 
+from apportion.errors import InputError
 from apportion.platform.device import KIND_CPU, Device, KernelSet, Timing
 
 
@@ -26,8 +27,6 @@ class CPUDevice(Device):
     def __init__(self, threads: int = 1, name: str | None = None, peak_flops: float | None = None):
         threads = int(threads)
         if threads < 1:
-            from apportion.errors import InputError
-
             raise InputError(f"CPUDevice: threads must be >= 1, got {threads}")
         # without a figure, a nominal 10 GFLOP/s per thread (only static splits "by peak" read it)
         super().__init__(name=name or f"cpu{threads}", kind=KIND_CPU, implementation=KIND_CPU, bundles=False,

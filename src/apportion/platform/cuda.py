@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from apportion.errors import UnavailableError
-from apportion.platform.device import KIND_GPU, Device, Link, Timing
+from apportion.platform.device import KIND_GPU, Device, LinkCost, Timing
 
 
 def _cupy():
@@ -50,7 +50,7 @@ class CUDADevice(Device):
         # nominal FP32 peak: 2 FLOPs per core per clock is unknown without a core table; use SMs x 128 cores
         peak = 2.0 * props["multiProcessorCount"] * 128 * props["clockRate"] * 1e3
         super().__init__(name=name or f"cuda{index}", kind=KIND_GPU, implementation=KIND_GPU, bundles=True,
-                         peak_flops=peak, link=Link(latency_s=10e-6, bandwidth_Bps=12e9))
+                         peak_flops=peak, link=LinkCost(latency_s=10e-6, bandwidth_Bps=12e9))
         self.index = index
         self.gpu_name = gpu_name
         self._cupy = cupy

@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from apportion.errors import InputError, UnavailableError
+
 #: device kinds; a kernel set has one implementation per *implementation kind* ("cpu" or "gpu")
 KIND_CPU = "cpu"
 KIND_GPU = "gpu"
@@ -48,19 +50,15 @@ class KernelSet:
         if isinstance(kernels, Mapping):
             unknown = set(kernels) - {"cpu", "gpu", "cpu_parallel", "name"}
             if unknown or "cpu" not in kernels:
-                from apportion.errors import InputError
-
                 raise InputError("kernels: a mapping needs a 'cpu' callable and may have 'gpu', 'cpu_parallel' "
                                  f"(got keys {sorted(kernels)})")
             return KernelSet(cpu=kernels["cpu"], gpu=kernels.get("gpu"), cpu_parallel=kernels.get("cpu_parallel"),
                              name=kernels.get("name", getattr(kernels["cpu"], "__name__", "kernel")))
-        from apportion.errors import InputError
-
         raise InputError(f"kernels: expected a callable, a mapping or a KernelSet, got {type(kernels).__name__}")
 
 
 @dataclass(frozen=True)
-class Link:
+class LinkCost:
     """A host <-> device connection: a message costs `latency_s + nbytes / bandwidth_Bps` seconds."""
 
     latency_s: float
@@ -139,7 +137,7 @@ class Device:
     Attributes: `name` (unique in a platform), `kind` ("cpu", "gpu", "remote", "simulated" ...), `implementation`
     (which KernelSet member it runs: "cpu" or "gpu"), `bundles` (True when work sent to it should be merged into
     one transfer + one launch, as seed 000's load bundler does for GPUs), `peak_flops` (nominal, for static
-    splits by FLOPS; None when unknown), `link` (host <-> device Link, None for host devices).
+    splits by FLOPS; None when unknown), `link` (host <-> device LinkCost, None for host devices).
 
     Subclasses implement `_execute(kernel, args) -> (result, Timing)`; `run` adds the wall-clock stamps.
     """
@@ -149,7 +147,7 @@ class Device:
     implementation: str = KIND_CPU
     bundles: bool = False
     peak_flops: float | None = None
-    link: Link | None = None
+    link: LinkCost | None = None
     is_simulated: bool = field(default=False, init=False)
 
     def select(self, kernels: KernelSet | Callable | Mapping) -> Callable[..., Any]:
@@ -157,8 +155,6 @@ class Device:
         kernel_set = KernelSet.coerce(kernels)
         if self.implementation == KIND_GPU:
             if kernel_set.gpu is None:
-                from apportion.errors import UnavailableError
-
                 raise UnavailableError(f"kernel {kernel_set.name!r} has no GPU implementation for device {self.name}")
             return kernel_set.gpu
         return kernel_set.cpu

@@ -30,10 +30,20 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from apportion._atomic import atomic_output
+from apportion._registry import Registry
 from apportion.errors import InputError
-from apportion.platform.device import Device, Link
+from apportion.platform.cpu import CPUDevice, host_core_count
+from apportion.platform.cuda import CUDADevice, cuda_device_count
+from apportion.platform.device import Device, LinkCost
+from apportion.platform.ray import RayDevice
+from apportion.platform.simulated import DeviceModel, SimulatedDevice
+from apportion.platform.throttled import ThrottledDevice
 
-SHIPPED = ("seed000", "seed002", "seed004")
+# the seeds' machines, shipped as apportion/platforms/<file>
+SHIPPED_PLATFORMS: Registry = Registry("shipped platform", {"seed000": "seed000.toml", "seed002": "seed002.toml",
+                                                            "seed004": "seed004.toml"})
+SHIPPED = SHIPPED_PLATFORMS.names()
 DEVICE_TYPES = ("simulated", "cpu", "throttled", "cuda", "ray")
 
 
@@ -41,13 +51,13 @@ DEVICE_TYPES = ("simulated", "cpu", "throttled", "cuda", "ray")
 class Platform:
     """Devices (in order: index i is device i everywhere: shares, traces) plus host <-> device links.
 
-    `links[name]` is the Link of device `name` (None for host devices); it defaults to each device's own `link`.
+    `links[name]` is the LinkCost of device `name` (None for host devices); it defaults to each device's own `link`.
     """
 
     devices: list[Device]
     name: str = "platform"
     description: str = ""
-    links: dict[str, Link | None] = field(default_factory=dict)
+    links: dict[str, LinkCost | None] = field(default_factory=dict)
     source: str | None = None
 
     def __post_init__(self):
@@ -102,9 +112,6 @@ class Platform:
     def detect(cpu_threads: int | None = None) -> "Platform":
         """This machine: one CPUDevice over the host cores (minus one per GPU, which a host thread drives) and a
         CUDADevice per GPU CuPy sees."""
-        from apportion.platform.cpu import CPUDevice, host_core_count
-        from apportion.platform.cuda import CUDADevice, cuda_device_count
-
         gpus = cuda_device_count()
         threads = cpu_threads or max(1, host_core_count() - gpus)
         devices: list[Device] = [CPUDevice(threads=threads, name="cpu")]
@@ -154,8 +161,6 @@ class Platform:
 
     def save(self, path: str | Path) -> None:
         """Write the platform file atomically."""
-        from apportion._atomic import atomic_output
-
         with atomic_output(path, "w") as handle:
             handle.write(self.to_toml())
 
@@ -174,9 +179,9 @@ def resolve_platform(spec: str | Path | Platform | Sequence[Device]) -> Platform
 # ---------------------------------------------------------------------- helpers
 def _read_platform_text(path_or_name: str | Path) -> tuple[str, str]:
     text_name = str(path_or_name)
-    if text_name in SHIPPED:
-        resource = resources.files("apportion").joinpath("platforms", f"{text_name}.toml")
-        return resource.read_text(encoding="utf-8"), f"{text_name}.toml"
+    if text_name in SHIPPED_PLATFORMS:
+        file_name = SHIPPED_PLATFORMS[text_name]
+        return resources.files("apportion").joinpath("platforms", file_name).read_text(encoding="utf-8"), file_name
     path = Path(path_or_name)
     if not path.is_file():
         raise InputError(f"platform file not found (shipped platforms: {', '.join(SHIPPED)}, or 'auto')",
@@ -225,9 +230,6 @@ def _device_from_entry(entry: Any, index: int, source: str) -> Device:
     if kind == "simulated":
         return _simulated_from_entry(entry, name, where, source)
     if kind in ("cpu", "throttled"):
-        from apportion.platform.cpu import CPUDevice
-        from apportion.platform.throttled import ThrottledDevice
-
         threads = int(_number(entry, "threads", where, source, default=1))
         peak = entry.get("peak_gflops")
         cpu = CPUDevice(threads=threads, name=name if kind == "cpu" else f"{name}-inner",
@@ -236,17 +238,11 @@ def _device_from_entry(entry: Any, index: int, source: str) -> Device:
             return cpu
         return ThrottledDevice(cpu, _number(entry, "factor", where, source), name=name)
     if kind == "cuda":
-        from apportion.platform.cuda import CUDADevice
-
         return CUDADevice(int(_number(entry, "index", where, source, default=0, allow_zero=True)), name=name)
-    from apportion.platform.ray import RayDevice
-
     return RayDevice(name=name, threads=int(_number(entry, "threads", where, source, default=1)))
 
 
 def _simulated_from_entry(entry: dict, name: str, where: str, source: str) -> Device:
-    from apportion.platform.simulated import DeviceModel, SimulatedDevice
-
     role = entry.get("role", "cpu")
     if role not in ("cpu", "gpu"):
         raise InputError(f"{where}.role: must be 'cpu' or 'gpu', got {role!r}", path=source)
@@ -263,7 +259,7 @@ def _simulated_from_entry(entry: dict, name: str, where: str, source: str) -> De
         raw = entry["link"]
         if not isinstance(raw, dict) or set(raw) - {"latency_us", "bandwidth_gbs"}:
             raise InputError(f"{where}.link: must be a table with latency_us and bandwidth_gbs", path=source)
-        link = Link(latency_s=_number(raw, "latency_us", f"{where}.link", source, allow_zero=True) * 1e-6,
+        link = LinkCost(latency_s=_number(raw, "latency_us", f"{where}.link", source, allow_zero=True) * 1e-6,
                     bandwidth_Bps=_number(raw, "bandwidth_gbs", f"{where}.link", source) * 1e9)
     saturation = entry.get("saturation_gflop", 0.0)
     overrides = {}
@@ -287,10 +283,6 @@ def _simulated_from_entry(entry: dict, name: str, where: str, source: str) -> De
 
 
 def _device_entry(device: Device) -> dict:
-    from apportion.platform.cpu import CPUDevice
-    from apportion.platform.simulated import SimulatedDevice
-    from apportion.platform.throttled import ThrottledDevice
-
     if isinstance(device, SimulatedDevice):
         m = device.model
         out: dict[str, Any] = {"name": device.name, "type": "simulated", "role": m.role,

@@ -22,7 +22,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from apportion.platform.device import KIND_CPU, KIND_GPU, Device, KernelSet, Link, Timing, Work
+from apportion.errors import InputError
+from apportion.platform.device import KIND_CPU, KIND_GPU, Device, KernelSet, LinkCost, Timing, Work
 
 
 @dataclass(frozen=True)
@@ -46,12 +47,10 @@ class DeviceModel:
     saturation_flops: float = 0.0
     memory_bandwidth_Bps: float = 1e11
     launch_latency_s: float = 0.0
-    link: Link | None = None
+    link: LinkCost | None = None
     saturation_by_workload: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self):
-        from apportion.errors import InputError
-
         if self.role not in (KIND_CPU, KIND_GPU):
             raise InputError(f"device model: role must be 'cpu' or 'gpu', got {self.role!r}")
         for what, value in (("peak_flops", self.peak_flops), ("memory_bandwidth_Bps", self.memory_bandwidth_Bps)):
@@ -115,8 +114,6 @@ class SimulatedDevice(Device):
         return self.model.timing(work)
 
     def _execute(self, kernels, args) -> tuple[Any, Timing]:
-        from apportion.errors import InputError
-
         raise InputError(f"simulated device {self.name}: run(...) needs work=Work(...) to know its time")
 
     def _execute_with_work(self, kernels, args, work: Work) -> tuple[Any, Timing]:

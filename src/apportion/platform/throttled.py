@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from apportion.errors import InputError
 from apportion.platform.device import Device, Timing
 
 
@@ -23,8 +24,6 @@ class ThrottledDevice(Device):
     def __init__(self, device: Device, factor: float, name: str | None = None):
         factor = float(factor)
         if not factor >= 1.0:
-            from apportion.errors import InputError
-
             raise InputError(f"ThrottledDevice: factor must be >= 1, got {factor}")
         peak = None if device.peak_flops is None else device.peak_flops / factor
         super().__init__(name=name or f"{device.name}/x{factor:g}", kind=device.kind,

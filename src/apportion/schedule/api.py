@@ -18,9 +18,12 @@ import numpy as np
 
 from apportion.errors import ApportionError, InputError
 from apportion.platform.platform import Platform, resolve_platform
+from apportion.schedule.execute import execute_round
+from apportion.schedule.oracle import oracle_split
 from apportion.schedule.policies import make_policy
 from apportion.schedule.policies.base import Policy, RoundContext
 from apportion.schedule.pool import RowWorkload, Workload
+from apportion.schedule.simulate import simulate_round
 from apportion.schedule.trace import Trace
 from apportion.ui import track
 
@@ -143,12 +146,8 @@ def run_schedule(workload: Workload, platform, policy: str | Policy = "hass", ro
                 offset += training
         trace.round_starts.append(offset)
         if platform.simulated:
-            from apportion.schedule.simulate import simulate_round
-
             outcome = simulate_round(plan, devices, workload, trace, r, offset, compute=compute)
         else:
-            from apportion.schedule.execute import execute_round
-
             offset = time.perf_counter() - clock_zero
             trace.round_starts[-1] = offset
             outcome = execute_round(plan, devices, workload, trace, r, offset, clock_zero=clock_zero)
@@ -161,8 +160,6 @@ def run_schedule(workload: Workload, platform, policy: str | Policy = "hass", ro
         offset += outcome.makespan
     oracle = None
     if platform.simulated and all(alive):
-        from apportion.schedule.oracle import oracle_split
-
         oracle = oracle_split(devices, total_work)
     result = None
     if workload.materialized and (compute or not platform.simulated):

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from apportion._pictures import check_picture_path, save_figure
+
 KINDS = ("transfer", "launch", "compute", "profile", "idle", "failed")
 COLOURS = {"transfer": "#f2a65a", "launch": "#8e6cbf", "compute": "#3b7dd8", "profile": "#5bb56b",
            "idle": "#e6e6e6", "failed": "#d64545"}
@@ -94,8 +96,6 @@ class Trace:
         rounds start, labelled with their numbers; only `rounds` when given. Writes `path` in the format its
         extension names (.png, .svg, .pdf, …) all at once; an unknown extension raises InputError before
         anything is drawn. Returns `path` as a Path."""
-        from apportion._pictures import check_picture_path, save_figure
-
         check_picture_path(path)
         from matplotlib.figure import Figure
         from matplotlib.lines import Line2D

@@ -1,4 +1,4 @@
 """Balanced edge partitioning (seed 001): SPAC, streaming baselines, WVP, NE and a hypergraph reference.
 
-Entry point: `apportion.edge_partition` (api.py); result: `EdgePartition` (result.py).
+Entry point: `apportion.partition_edges` (api.py; `edge_partition` is its earlier name); result: `EdgePartition` (result.py).
 """

@@ -1,4 +1,4 @@
-"""`edge_partition`: the one entry point of balanced edge partitioning (seed 001).
+"""`partition_edges`: the one entry point of balanced edge partitioning (seed 001).
 
 Validates the request, runs the method, restores the requested edge balance with the shared copy-aware step
 (balance.py) whenever the method's own result is outside it, and wraps the result with its metrics.
@@ -12,22 +12,24 @@ from dataclasses import replace
 
 import numpy as np
 
+from apportion._registry import Registry
 from apportion.errors import InputError
+from apportion.graph.csr import Graph
+from apportion.partitioning.edge import ne, spac, streaming, wvp
 from apportion.partitioning.edge.balance import rebalance
+from apportion.partitioning.edge.hypergraph import hypergraph_partition
 from apportion.partitioning.edge.incidence import edge_incidence
+from apportion.partitioning.edge.options import METHOD_OPTIONS, REFINE_BY_DEFAULT, EdgePartitionOptions
 from apportion.partitioning.edge.refine import refine_balanced
-from apportion.partitioning.edge.options import METHOD_OPTIONS, METHODS, REFINE_BY_DEFAULT, EdgePartitionOptions
 from apportion.partitioning.edge.result import EdgePartition, make_edge_partition
 from apportion.partitioning.edge.vertex_partitioner import VERTEX_PARTITIONERS
+from apportion.partitioning.vertex.options import PartitionOptions
 
 
 def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
-    from apportion.graph.csr import Graph
-
     if not isinstance(graph, Graph):
         raise InputError(f"expected an apportion Graph, got {type(graph).__name__}")
-    if method not in METHOD_OPTIONS:
-        raise InputError(f"unknown edge-partitioning method {method!r}; choose from {', '.join(METHODS)}")
+    EDGE_METHODS.canonical(method)  # an unknown name: InputError listing the methods
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise InputError(f"k must be an integer, got {k!r}")
     if k < 1:
@@ -61,8 +63,6 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
         raise InputError(f"refine_passes must be an integer ≥ 0, got {opts.refine_passes!r}")
     if isinstance(opts.run_cap, bool) or not isinstance(opts.run_cap, (int, np.integer)) or opts.run_cap < 1:
         raise InputError(f"run_cap must be an integer ≥ 1, got {opts.run_cap!r}")
-    from apportion.partitioning.vertex.options import PartitionOptions
-
     if opts.vertex_preset is not None and not isinstance(opts.vertex_preset, PartitionOptions) \
             and opts.vertex_preset not in ("fast", "default", "strong"):
         raise InputError(f"vertex_preset must be fast, default, strong or a PartitionOptions, "
@@ -72,34 +72,58 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
     return opts
 
 
-def _run(graph, k, imbalance, seed, method, opts, incidence, part_sets_out) -> tuple[np.ndarray, dict]:
-    from apportion.partitioning.edge import ne, spac, streaming, wvp
+# Each method: (graph, k, imbalance, seed, opts, incidence, part_sets_out) -> (assignment, details). The names are
+# those of options.METHOD_OPTIONS (which options each method reads); tests/core/test_registry.py keeps them equal.
+EDGE_METHODS: Registry = Registry("edge-partitioning method")
 
-    if method == "spac":
-        return spac.spac(graph, k, imbalance, seed, dominant_weight=int(opts.dominant_weight),
-                         vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance,
-                         vertex_preset=opts.vertex_preset, run_cap=int(opts.run_cap), incidence=incidence,
-                         part_sets_out=part_sets_out)
-    if method == "random":
-        return streaming.random_edges(graph, k, imbalance, seed), {}
-    if method == "dbh":
-        return streaming.dbh(graph, k, imbalance, seed), {}
-    if method == "greedy":
-        return streaming.greedy(graph, k, imbalance, seed), {}
-    if method == "hdrf":
-        return streaming.hdrf(graph, k, imbalance, seed, lam=float(opts.lam)), {"lambda": float(opts.lam)}
-    if method in ("wvp-random", "wvp-greedy"):
-        return wvp.wvp(graph, k, imbalance, seed, greedy=method == "wvp-greedy",
-                       vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance,
+
+@EDGE_METHODS.register("spac")
+def _spac(graph, k, imbalance, seed, opts, incidence, part_sets_out):
+    return spac.spac(graph, k, imbalance, seed, dominant_weight=int(opts.dominant_weight),
+                     vertex_partitioner=opts.vertex_partitioner, vertex_imbalance=opts.vertex_imbalance,
+                     vertex_preset=opts.vertex_preset, run_cap=int(opts.run_cap), incidence=incidence,
+                     part_sets_out=part_sets_out)
+
+
+def _streaming(partitioner):
+    def run(graph, k, imbalance, seed, opts, incidence, part_sets_out):
+        return partitioner(graph, k, imbalance, seed), {}
+    return run
+
+
+EDGE_METHODS.add("random", _streaming(streaming.random_edges))
+EDGE_METHODS.add("dbh", _streaming(streaming.dbh))
+EDGE_METHODS.add("greedy", _streaming(streaming.greedy))
+
+
+@EDGE_METHODS.register("hdrf")
+def _hdrf(graph, k, imbalance, seed, opts, incidence, part_sets_out):
+    return streaming.hdrf(graph, k, imbalance, seed, lam=float(opts.lam)), {"lambda": float(opts.lam)}
+
+
+def _wvp(greedy: bool):
+    def run(graph, k, imbalance, seed, opts, incidence, part_sets_out):
+        return wvp.wvp(graph, k, imbalance, seed, greedy=greedy, vertex_partitioner=opts.vertex_partitioner,
+                       vertex_imbalance=opts.vertex_imbalance,
                        vertex_preset="default" if opts.vertex_preset is None else opts.vertex_preset)
-    if method == "ne":
-        return ne.neighbourhood_expansion(graph, k, imbalance, seed, incidence=incidence), {}
-    from apportion.partitioning.edge.hypergraph import hypergraph_partition
+    return run
 
+
+EDGE_METHODS.add("wvp-random", _wvp(greedy=False))
+EDGE_METHODS.add("wvp-greedy", _wvp(greedy=True))
+
+
+@EDGE_METHODS.register("ne")
+def _ne(graph, k, imbalance, seed, opts, incidence, part_sets_out):
+    return ne.neighbourhood_expansion(graph, k, imbalance, seed, incidence=incidence), {}
+
+
+@EDGE_METHODS.register("hypergraph")
+def _hypergraph(graph, k, imbalance, seed, opts, incidence, part_sets_out):
     return hypergraph_partition(graph, k, imbalance, seed, threads=opts.threads, preset=opts.preset)
 
 
-def edge_partition(graph, k: int, *, method: str = "spac", imbalance: float = 0.0, seed: int = 0,
+def partition_edges(graph, k: int, *, method: str = "spac", imbalance: float = 0.0, seed: int = 0,
                    **options) -> EdgePartition:
     """Partition the edges of `graph` into k parts, minimising vertex copies Σ_v (p_v − 1) (seed 001 §3.1).
 
@@ -134,7 +158,7 @@ def edge_partition(graph, k: int, *, method: str = "spac", imbalance: float = 0.
     elif k == 1:
         assignment, details = np.zeros(graph.m, dtype=np.int32), {}
     else:
-        assignment, details = _run(graph, k, imbalance, seed, method, opts, incidence, part_sets)
+        assignment, details = EDGE_METHODS[method](graph, k, imbalance, seed, opts, incidence, part_sets)
     if incidence is not None:
         u, v = incidence.u, incidence.v
         lists = (np.ascontiguousarray(graph.indptr, dtype=np.int64), incidence.targets, incidence.edge_of_entry)
@@ -162,3 +186,8 @@ def edge_partition(graph, k: int, *, method: str = "spac", imbalance: float = 0.
     details["refined"] = bool(refine)
     details["balance_moves"] = moves
     return make_edge_partition(graph, assignment, k, method, elapsed, details)
+
+
+# The public partition functions are verb first: partition (vertices), partition_edges, partition_grid. The
+# earlier name stays an alias.
+edge_partition = partition_edges

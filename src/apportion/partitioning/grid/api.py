@@ -2,27 +2,24 @@
 
 from __future__ import annotations
 
-from apportion.errors import InputError
-from apportion.partitioning.grid.basic import basic_rectangle
+from apportion._registry import Registry
+from apportion.partitioning.grid.best import best_partition
+from apportion.partitioning.grid.methods import LAYOUTS
 from apportion.partitioning.grid.metrics import DEFAULT_BANDWIDTH_BPS, DEFAULT_ITEM_BYTES, DEFAULT_SIGMA_S
-from apportion.partitioning.grid.nphp import nphp
-from apportion.partitioning.grid.php import partial_homogeneous
 from apportion.partitioning.grid.rectangles import Rectangles
-from apportion.partitioning.grid.sgp import single_group_partition
-from apportion.partitioning.grid.strips import contiguous_columns, contiguous_points, contiguous_rows, \
-    contiguous_strips
 
-METHODS = {
-    "points": contiguous_points,
-    "rows": contiguous_rows,
-    "columns": contiguous_columns,
-    "strips": contiguous_strips,
-    "basic": basic_rectangle,
-    "sgp": single_group_partition,
-    "php": partial_homogeneous,
-    "nphp": nphp,
-}
-METHOD_NAMES = (*METHODS, "best")
+
+def _measured(layout):
+    """A layout as a method: the same rectangles, with their metrics."""
+    def method(rows: int, cols: int, speeds, **cost) -> Rectangles:
+        return layout(rows, cols, speeds).with_metrics(**cost)
+    return method
+
+
+# every method takes (rows, cols, speeds, sigma=, bandwidth=, item_bytes=) and returns Rectangles with metrics
+GRID_METHODS: Registry = Registry("grid method", {**{name: _measured(layout) for name, layout in LAYOUTS.items()},
+                                                  "best": best_partition})
+METHOD_NAMES = GRID_METHODS.names()
 
 
 def partition_grid(rows: int, cols: int, speeds, *, method: str = "nphp", sigma: float = DEFAULT_SIGMA_S,
@@ -35,11 +32,4 @@ def partition_grid(rows: int, cols: int, speeds, *, method: str = "nphp", sigma:
     Raises InputError for speeds ≤ 0, more processors than grid points, an unknown method, or a strip method
     with fewer lines than processors.
     """
-    if method == "best":
-        from apportion.partitioning.grid.best import best_partition
-
-        return best_partition(rows, cols, speeds, sigma=sigma, bandwidth=bandwidth, item_bytes=item_bytes)
-    if method not in METHODS:
-        raise InputError(f"unknown grid method {method!r}; choose one of {', '.join(METHOD_NAMES)}")
-    return METHODS[method](rows, cols, speeds).with_metrics(sigma=sigma, bandwidth=bandwidth,
-                                                            item_bytes=item_bytes)
+    return GRID_METHODS[method](rows, cols, speeds, sigma=sigma, bandwidth=bandwidth, item_bytes=item_bytes)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from apportion.partitioning.grid._metrics_kernels import owner_boundaries
+from apportion.errors import InputError
 
 DEFAULT_SIGMA_S = 1e-3          # message latency, 1 ms (§3.5)
 DEFAULT_BANDWIDTH_BPS = 10e6    # 10 MB/s
@@ -72,6 +72,9 @@ def shared_boundaries(rect) -> np.ndarray:
 
 def boundary_matrix(rect) -> np.ndarray:
     """(p, p) int64 boundary length between every two processors (Numba kernel over piece pairs)."""
+    # Numba loads with the first metrics, so naming the grid methods (the CLI's parser) stays cheap
+    from apportion.partitioning.grid._metrics_kernels import owner_boundaries
+
     return owner_boundaries(np.ascontiguousarray(rect.owner, dtype=np.int64),
                             np.ascontiguousarray(rect.row, dtype=np.int64),
                             np.ascontiguousarray(rect.col, dtype=np.int64),
@@ -88,8 +91,6 @@ def comm_time(max_messages: int, data_items: int, sigma: float = DEFAULT_SIGMA_S
 def grid_metrics(rect, *, sigma: float = DEFAULT_SIGMA_S, bandwidth: float = DEFAULT_BANDWIDTH_BPS,
                  item_bytes: int = DEFAULT_ITEM_BYTES) -> GridMetrics:
     """All metrics of `rect` (a `Rectangles`) under the cost model (σ seconds, bandwidth bytes/s)."""
-    from apportion.errors import InputError
-
     if not (np.isfinite(sigma) and sigma >= 0):
         raise InputError(f"sigma must be ≥ 0, got {sigma}")
     if not (np.isfinite(bandwidth) and bandwidth > 0):

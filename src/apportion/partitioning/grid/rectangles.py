@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from apportion.errors import InputError
+from apportion.partitioning.grid.metrics import grid_metrics
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,6 @@ class Rectangles:
 
     def with_metrics(self, **cost) -> "Rectangles":
         """A copy carrying `GridMetrics` (σ, bandwidth and item size as keyword options)."""
-        from apportion.partitioning.grid.metrics import grid_metrics
-
         return Rectangles(self.rows, self.cols, self.speeds, self.owner, self.row, self.col, self.height,
                           self.width, self.method, grid_metrics(self, **cost))
 

@@ -21,6 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from apportion.platform.device import Timing
+from apportion.schedule.pool import split_counts
 
 
 @dataclass
@@ -147,8 +148,6 @@ class Policy:
 
 def alive_counts(ratios: Sequence[float], total: int, alive: Sequence[bool]) -> np.ndarray:
     """`split_counts` restricted to live devices."""
-    from apportion.schedule.pool import split_counts
-
     r = np.asarray(ratios, dtype=np.float64).copy()
     if alive:
         r[~np.asarray(alive, dtype=bool)] = 0.0

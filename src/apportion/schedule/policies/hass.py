@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from apportion.errors import InputError
 from apportion.schedule.policies.base import Policy, RoundContext, RoundPlan, alive_counts
 
 
@@ -45,8 +46,6 @@ class HassOptions:
     adaptation: str = "rate"
 
     def __post_init__(self):
-        from apportion.errors import InputError
-
         if self.profile_chunks < 1 or self.steal_chunks < 1 or self.stable_rounds < 1:
             raise InputError("hass: profile_chunks, steal_chunks and stable_rounds must be >= 1")
         if self.adaptation not in ("rate", "executed"):

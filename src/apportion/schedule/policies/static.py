@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from apportion.errors import InputError
 from apportion.schedule.policies.base import Policy, RoundContext, RoundPlan, alive_counts
 
 
@@ -16,8 +17,6 @@ class StaticPolicy(Policy):
     """`mode="even"` or `mode="peak"` (shares proportional to `peak_flops`); `shares` fixes them explicitly."""
 
     def __init__(self, mode: str = "even", shares=None):
-        from apportion.errors import InputError
-
         if mode not in ("even", "peak", "fixed"):
             raise InputError(f"static policy: mode must be even, peak or fixed, got {mode!r}")
         self.mode = "fixed" if shares is not None else mode

@@ -7,6 +7,11 @@ elements. Simulated platforms get size-only workloads (no data is made, nothing 
 
 from __future__ import annotations
 
+import numpy as np
+
+from apportion.apps.matmul import matmul_workload, random_matrices
+from apportion.apps.pbf import FilterWorkload
+from apportion.apps.textsearch import TextSearchWorkload, random_text
 from apportion.errors import InputError
 
 WORKLOADS = ("matmul", "textsearch", "pbf")
@@ -32,8 +37,6 @@ def build_workload(name: str, size: float, chunks: int | None = None, *, materia
         raise InputError(f"size: must be > 0, got {size}")
     chunks = int(chunks) if chunks is not None else default_chunks(name, size)
     if name == "matmul":
-        from apportion.apps.matmul import matmul_workload, random_matrices
-
         n = int(size)
         if chunks > n:
             raise InputError(f"chunks: {chunks} chunks need at least that many rows, matrix has {n}")
@@ -42,21 +45,15 @@ def build_workload(name: str, size: float, chunks: int | None = None, *, materia
         a, b = random_matrices(n, seed=seed)
         return matmul_workload(a, b, chunks)
     if name == "textsearch":
-        from apportion.apps.textsearch import TextSearchWorkload, random_text
-
         nbytes = int(size * 1e6)
         if chunks > nbytes:
             raise InputError(f"chunks: more chunks ({chunks}) than bytes ({nbytes})")
         text = random_text(nbytes, seed=seed) if materialize else None
         return TextSearchWorkload(text, TEXT_PATTERNS, chunks, size=nbytes)
-    from apportion.apps.pbf import FilterWorkload
-
     count = int(size * 1e6)
     if chunks > count:
         raise InputError(f"chunks: more chunks ({chunks}) than elements ({count})")
     if not materialize:
         return FilterWorkload(None, 0.25, 0.75, chunks, size=count)
-    import numpy as np
-
     values = np.random.default_rng(seed).random(count).astype(np.float32)
     return FilterWorkload(values, 0.25, 0.75, chunks)
