@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 
-from apportion.cli.common import add_command, emit_json, parse_number_list, print_table
+from apportion.cli.common import add_command, check_outputs, emit_json, parse_number_list, print_table
 from apportion.errors import InputError
 from apportion.ui import progress
 
@@ -77,6 +77,7 @@ def register(subparsers) -> None:
 def _grid(args: argparse.Namespace) -> int:
     from apportion.partitioning.grid import partition_grid
 
+    check_outputs([args.plot])
     speeds = parse_number_list(args.speeds, "--speeds")
     rect = partition_grid(args.rows, args.cols, speeds, method=args.method, sigma=args.sigma,
                           bandwidth=args.bandwidth, item_bytes=args.item_bytes)
@@ -156,6 +157,7 @@ def _perf_build(args: argparse.Namespace) -> int:
 
     if not str(args.output).endswith((".json", ".npz")):
         raise InputError("-o: table file must end in .json or .npz")
+    check_outputs([args.output], [args.platform])
     if args.processors is not None and args.processors < 1:
         raise InputError("--processors must be ≥ 1")
     options = bench_options(args.preset, samples=args.samples, min_sample_s=args.min_sample_s,

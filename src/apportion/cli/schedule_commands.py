@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from apportion.cli.common import add_command, emit_json
+from apportion.cli.common import add_command, check_outputs, emit_json
 from apportion.errors import InputError
 from apportion.ui import progress
 
@@ -64,6 +64,7 @@ def run_schedule_command(args: argparse.Namespace) -> int:
 
     if args.rounds < 1:
         raise InputError(f"--rounds: must be >= 1, got {args.rounds}")
+    check_outputs([args.gantt], [args.platform])  # nothing lost: never draw over an input file
     options = {"fraction": args.fraction} if args.policy.startswith("qilin") else {}
     policy = make_policy(args.policy, **options)  # unknown policy -> InputError before any work
     from apportion.schedule.workloads import WORKLOADS
