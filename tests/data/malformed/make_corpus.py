@@ -59,6 +59,7 @@ EXPECTED: dict[str, tuple[bytes | str, int | None, str]] = {
     "metis_missing_vertex_weights.graph": ("3 2 10 2\n1 1 2\n1\n1 1 2\n", 3, "vertex weights"),
     "metis_negative_vertex_weight.graph": ("2 1 10\n-1 2\n1 1\n", 2, "vertex weight"),
     "metis_binary_garbage.graph": (b"\x00\x01\x02\xffgarbage\n", 1, "not a text file"),
+    "metis_latin1_header.graph": (b"dr\xe9i 2\n2\n1 3\n2\n", 1, "not UTF-8 text"),
     "metis_binary_in_body.graph": (b"3 2\n2\n1 \x01\x02x\n2\n", 3, "not a text file"),
     "metis_zip_archive.graph": (b"PK\x03\x04\x14\x00\x00\x00junk", None, "zip archive"),
     "metis_zstd.graph": (b"\x28\xb5\x2f\xfd\x04\x58junk", None, "zstd"),

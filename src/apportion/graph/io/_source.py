@@ -63,11 +63,19 @@ def strip_compression(path: str | os.PathLike) -> str:
 
 
 def printable(raw: bytes) -> str | None:
-    """`raw` as text fit to quote in a one-line message, or None when it holds binary data."""
+    """`raw` as text fit to quote in a one-line message, or None when it holds binary data or is not UTF-8."""
     if raw.translate(None, _NOT_TEXT) != raw:
         return None
     text = raw.decode("utf-8", "replace")
-    return text if text.isprintable() else None
+    return text if text.isprintable() and "\ufffd" not in text else None
+
+
+def quoted(raw: bytes, limit: int = 60) -> str:
+    """`raw` (cut to `limit` characters) as a repr for a message, or a description when it cannot be shown."""
+    text = printable(raw)
+    if text is None:
+        return "(bytes that are not UTF-8 text)" if binary_offset(raw) < 0 else "(binary data)"
+    return repr(text[:limit])
 
 
 def binary_offset(data: bytes) -> int:

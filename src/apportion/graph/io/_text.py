@@ -14,7 +14,7 @@ import numpy as np
 
 from apportion.errors import InputError
 from apportion.graph.io import _parse_kernels as K
-from apportion.graph.io._source import HEAD_BYTES, Source, printable, read_full
+from apportion.graph.io._source import HEAD_BYTES, Source, binary_offset, quoted, read_full
 
 CHUNK_BYTES = 1 << 25        # 32 MiB per tokenizer call
 PROGRESS_BYTES = 1 << 24     # show a bar for files larger than this (16 MiB)
@@ -68,13 +68,13 @@ def iter_head_lines(head: bytes):
         number += 1
 
 
-def _token_text(data: np.ndarray, offset: int) -> str | None:
-    """The bad token at `offset` (at most 40 bytes) as printable text, or None when it is binary data."""
+def _token_bytes(data: np.ndarray, offset: int) -> bytes:
+    """The bad token at `offset` (at most 40 bytes)."""
     end = offset
     limit = min(data.shape[0], offset + 40)
     while end < limit and data[end] not in (9, 10, 11, 12, 13, 32):
         end += 1
-    return printable(bytes(data[offset:end]))
+    return bytes(data[offset:end])
 
 
 def _tokenize_piece(piece, newlines: int, comment_a: int, comment_b: int, keep_blank: bool, want_float: bool,
@@ -175,12 +175,12 @@ def tokenize(source: Source, *, start: int = 0, first_line: int = 1, comments: b
                 results = list(_pool(workers).map(lambda p: _tokenize_piece(p[0], p[1], *args, p[2]), pieces))
             for status, err_line, err_offset, data, values, floats, flags, starts, numbers, next_line in results:
                 if status != K.TOKEN_OK:  # the first piece with an error holds the earliest bad line
-                    text = _token_text(data, err_offset)
-                    if text is None:
+                    raw = _token_bytes(data, err_offset)
+                    if binary_offset(raw) >= 0:
                         raise InputError("not a text file (binary data)", path=path, line=int(err_line))
                     if status == K.TOKEN_OVERFLOW:
-                        raise InputError(f"number {text!r} is too large", path=path, line=int(err_line))
-                    raise InputError(f"expected {what}, got {text!r}", path=path, line=int(err_line))
+                        raise InputError(f"number {quoted(raw)} is too large", path=path, line=int(err_line))
+                    raise InputError(f"expected {what}, got {quoted(raw)}", path=path, line=int(err_line))
                 parts_values.append(values)
                 if want_float:
                     parts_floats.append(floats)

@@ -25,7 +25,7 @@ from apportion.graph.csr import Graph
 from apportion.graph.io import _parse_kernels as K
 from apportion.graph.io._common import checked_adjacency_graph, stem
 from apportion.graph.io._limits import check_vertex_count
-from apportion.graph.io._source import Source, printable, sourced
+from apportion.graph.io._source import Source, quoted, sourced
 from apportion.graph.io._text import iter_head_lines, read_head, tokenize
 
 
@@ -39,26 +39,26 @@ def _parse_header(source: Source) -> tuple[int, int, int, int, int, int, int, in
         text = raw.strip()
         if not text or text.startswith(b"%"):
             continue
-        shown = (printable(text) or "")[:60]
+        shown = quoted(text)
         parts = text.split()
         if not 2 <= len(parts) <= 4 or not all(p.isdigit() for p in parts):
-            raise InputError(f"bad METIS header {shown!r}: expected 'n m [fmt [ncon]]' with non-negative integers",
+            raise InputError(f"bad METIS header {shown}: expected 'n m [fmt [ncon]]' with non-negative integers",
                              path=path, line=number)
         n, m = int(parts[0]), int(parts[1])
         fmt = parts[2].decode() if len(parts) > 2 else "0"
         if len(fmt) > 3 or any(c not in "01" for c in fmt):
-            raise InputError(f"bad METIS header {shown!r}: fmt {fmt!r} must be up to three digits 0/1 "
+            raise InputError(f"bad METIS header {shown}: fmt {fmt!r} must be up to three digits 0/1 "
                              "(sizes, vertex weights, edge weights)", path=path, line=number)
         fmt = fmt.rjust(3, "0")
         has_size, has_vw, has_ew = int(fmt[0]), int(fmt[1]), int(fmt[2])
         ncon = int(parts[3]) if len(parts) > 3 else 1
         if len(parts) > 3 and ncon < 1:
-            raise InputError(f"bad METIS header {shown!r}: ncon must be at least 1", path=path, line=number)
+            raise InputError(f"bad METIS header {shown}: ncon must be at least 1", path=path, line=number)
         if ncon > 1 and not has_vw:
-            raise InputError(f"bad METIS header {shown!r}: ncon = {ncon} but fmt {fmt!r} has no vertex weights",
+            raise InputError(f"bad METIS header {shown}: ncon = {ncon} but fmt {fmt!r} has no vertex weights",
                              path=path, line=number)
         if n > np.iinfo(np.int64).max // 4 or m > np.iinfo(np.int64).max // 4:
-            raise InputError(f"bad METIS header {shown!r}: counts too large", path=path, line=number)
+            raise InputError(f"bad METIS header {shown}: counts too large", path=path, line=number)
         return n, m, has_size, has_vw, has_ew, ncon, number, next_offset
     raise InputError("no METIS header 'n m [fmt [ncon]]' in the first 64 KiB (only comments)", path=path)
 

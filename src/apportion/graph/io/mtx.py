@@ -28,7 +28,7 @@ from apportion.graph.csr import Graph
 from apportion.graph.io import _parse_kernels as K
 from apportion.graph.io._common import graph_from_pairs, stem, warn_file
 from apportion.graph.io._limits import check_vertex_count
-from apportion.graph.io._source import Source, printable, sourced
+from apportion.graph.io._source import Source, quoted, sourced
 from apportion.graph.io._text import iter_head_lines, read_head, tokenize
 
 _FIELDS = ("pattern", "integer", "real", "double")
@@ -44,9 +44,9 @@ def _parse_header(source: Source):
     lines = iter_head_lines(head)
     number, offset, banner = next(lines)
     words = banner.strip().lower().split()
-    shown = (printable(banner.strip()) or "")[:80]
+    shown = quoted(banner.strip(), 80)
     if len(words) != 5 or words[0] != b"%%matrixmarket" or words[1] != b"matrix":
-        raise InputError(f"bad Matrix Market banner {shown!r}: expected "
+        raise InputError(f"bad Matrix Market banner {shown}: expected "
                          "'%%MatrixMarket matrix coordinate FIELD SYMMETRY'", path=path, line=1)
     layout, field, symmetry = (w.decode("utf-8", "replace") for w in words[2:])
     if layout != "coordinate":
@@ -63,7 +63,7 @@ def _parse_header(source: Source):
             continue
         parts = text.split()
         if len(parts) != 3 or not all(p.isdigit() for p in parts):
-            raise InputError(f"bad Matrix Market size line {(printable(text) or '')[:60]!r}: "
+            raise InputError(f"bad Matrix Market size line {quoted(text)}: "
                              "expected 'rows cols entries'", path=path, line=number)
         rows, cols, nnz = (int(p) for p in parts)
         return rows, cols, nnz, field, symmetry, number, offset
