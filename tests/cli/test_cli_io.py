@@ -211,6 +211,21 @@ def test_an_output_that_is_the_input_is_refused(command, files, tmp_path, capsys
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.mark.parametrize("command", [
+    ["schedule", "matmul", "--platform", "{file}", "--gantt", "{alias}"],
+    ["perfmodel", "build", "--device", "0", "--platform", "{file}", "-o", "{alias}"],
+])
+def test_commands_with_platform_inputs_refuse_to_overwrite_them(command, tmp_path, capsys):
+    platform = tmp_path / "platform.json"  # refused before it is even parsed
+    platform.write_text("{}")
+    (tmp_path / "link.json").symlink_to(platform)
+    for alias in (platform, tmp_path / "link.json"):
+        argv = [part.format(file=platform, alias=alias) for part in command]
+        code, _out, err = _run(capsys, *argv)
+        assert code == 2 and "is the input" in _one_error_line(err)
+        assert platform.read_text() == "{}"
+
+
 def test_evaluate_graph_and_partition_cannot_both_be_stdin(capsys):
     code, _out, err = _run(capsys, "evaluate", "-", "-", "--format", "metis")
     assert code == 2 and "standard input" in _one_error_line(err)

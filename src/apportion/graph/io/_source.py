@@ -99,7 +99,7 @@ def read_full(handle, size: int) -> bytes:
             break
         parts.append(more)
         got += len(more)
-    return b"".join(parts)
+    return block if len(parts) == 1 else b"".join(parts)
 
 
 class _Prefixed(io.RawIOBase):

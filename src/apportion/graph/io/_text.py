@@ -154,8 +154,10 @@ def tokenize(source: Source, *, start: int = 0, first_line: int = 1, comments: b
         if total is not None and total > PROGRESS_BYTES else contextlib.nullcontext(_NullTask())
     with source.open(start) as handle, bar as task:
         carry = b""
+        # a plain file's read is short only at its end; a stream's may be short anywhere
+        plain = source.plain_path is not None
         while True:
-            block = read_full(handle, CHUNK_BYTES)
+            block = handle.read(CHUNK_BYTES) if plain else read_full(handle, CHUNK_BYTES)
             at_end = len(block) < CHUNK_BYTES
             buffer = carry + block
             if not at_end:
