@@ -107,6 +107,14 @@ def test_dash_reads_standard_input(files, small, monkeypatch, capsys):
     assert (json.loads(out)["n"], json.loads(out)["m"]) == (small.n, small.m)
 
 
+def test_evaluate_reads_the_partition_from_standard_input(files, small, monkeypatch, capsys):
+    blocks = "".join(f"{v % 2}\n" for v in range(small.n)).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(bz2.compress(blocks))))
+    code, out, err = _run(capsys, "evaluate", files["graph"], "-", "--json")
+    assert code == 0, err
+    assert json.loads(out)["block_weights"] == [(small.n + 1) // 2, small.n // 2]
+
+
 def test_dash_without_format_is_one_line(capsys):
     code, _out, err = _run(capsys, "info", "-")
     assert code == 2 and "--format" in _one_error_line(err)

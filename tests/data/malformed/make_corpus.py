@@ -72,6 +72,8 @@ EXPECTED: dict[str, tuple[bytes | str, int | None, str]] = {
     "mtx_empty.mtx": ("", None, "empty"),
     "mtx_bad_banner.mtx": ("%%MatrixMarket matrix\n3 3 1\n2 1\n", 1, "banner"),
     "mtx_array_layout.mtx": ("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", 1, "layout"),
+    "mtx_latin1_field.mtx": (b"%%MatrixMarket matrix coordinate r\xe9al general\n2 2 1\n2 1 1\n", 1,
+                             "field (bytes that are not UTF-8 text)"),
     "mtx_complex.mtx": ("%%MatrixMarket matrix coordinate complex general\n2 2 1\n2 1 1 1\n", 1, "field"),
     "mtx_hermitian.mtx": ("%%MatrixMarket matrix coordinate real hermitian\n2 2 1\n2 1 1\n", 1, "symmetry"),
     "mtx_no_size_line.mtx": ("%%MatrixMarket matrix coordinate pattern general\n% only comments\n", None,

@@ -50,12 +50,12 @@ def _parse_header(source: Source):
                          "'%%MatrixMarket matrix coordinate FIELD SYMMETRY'", path=path, line=1)
     layout, field, symmetry = (w.decode("utf-8", "replace") for w in words[2:])
     if layout != "coordinate":
-        raise InputError(f"Matrix Market layout {layout!r} is not supported (only 'coordinate')", path=path, line=1)
+        raise InputError(f"Matrix Market layout {quoted(words[2], 40)} is not supported (only 'coordinate')", path=path, line=1)
     if field not in _FIELDS:
-        raise InputError(f"Matrix Market field {field!r} is not supported (pattern, integer or real)",
+        raise InputError(f"Matrix Market field {quoted(words[3], 40)} is not supported (pattern, integer or real)",
                          path=path, line=1)
     if symmetry not in _SYMMETRIES:
-        raise InputError(f"Matrix Market symmetry {symmetry!r} is not supported "
+        raise InputError(f"Matrix Market symmetry {quoted(words[4], 40)} is not supported "
                          "(general, symmetric or skew-symmetric)", path=path, line=1)
     for number, offset, raw in lines:
         text = raw.strip()
