@@ -1,4 +1,11 @@
-"""Helpers shared by the command modules: common flags, JSON output, tables, graph loading."""
+"""Helpers shared by the command modules: common flags, JSON output, tables, graph loading, output checks.
+
+Every command that reads a graph declares it with `add_graph_input` (the positional GRAPH plus the reading
+options `--format`, `--base`, `--relabel`, `--bipartite`, `--strict`) and reads it with `load_graph_args`;
+`load_graph` is the one place a command-line graph name becomes a Graph. Every command that writes a file
+calls `check_outputs` before any work: an output that is one of its inputs, or whose folder is missing, is
+refused with one line.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +23,13 @@ def add_command(subparsers, name: str, handler: Callable[[argparse.Namespace], i
                 description: str | None = None, json_output: bool = True) -> argparse.ArgumentParser:
     """Add a command with the flags every command shares (`--quiet`, and `--json` when it reports results)."""
     parser = subparsers.add_parser(name, help=help, description=description or help)
-    parser.set_defaults(handler=handler)
+
+    def run(args: argparse.Namespace) -> int:
+        reports_to_stderr(False)  # each command starts with its report on stdout (see check_outputs)
+        return handler(args)
+
+    run.__doc__ = handler.__doc__
+    parser.set_defaults(handler=run)
     if json_output:
         parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
@@ -43,8 +56,22 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+# where reports go: stdout, unless stdout carries the command's output file (`-o -`)
+_report_to_stderr = False
+
+
+def reports_to_stderr(enabled: bool = True) -> None:
+    """Send the report (table or JSON) to stderr: stdout carries the output file (`-o -`)."""
+    global _report_to_stderr
+    _report_to_stderr = enabled
+
+
+def _report_stream():
+    return sys.stderr if _report_to_stderr else sys.stdout
+
+
 def emit_json(obj: dict) -> None:
-    sys.stdout.write(json.dumps(to_jsonable(obj), indent=None, separators=(", ", ": ")) + "\n")
+    _report_stream().write(json.dumps(to_jsonable(obj), indent=None, separators=(", ", ": ")) + "\n")
 
 
 def print_table(title: str, rows: list[tuple[str, Any]]) -> None:
@@ -57,7 +84,7 @@ def print_table(title: str, rows: list[tuple[str, Any]]) -> None:
     table.add_column(justify="right")
     for key, value in rows:
         table.add_row(key, format_value(value))
-    Console().print(table)
+    Console(file=_report_stream()).print(table)
 
 
 def format_value(value: Any) -> str:
@@ -75,16 +102,121 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def load_graph(path: str, strict: bool = False):
-    """Read a graph file for a command (or the shipped graph `dataset:NAME` names); errors become InputError
-    naming the file."""
+GRAPH_HELP = ("graph file: .graph/.metis/.mgraph (METIS), .mtx (Matrix Market), .txt/.edgelist/.el/.edges "
+              "(edge list), .npz (apportion binary); gzip/bzip2/xz data is read whatever the name "
+              "(x.graph.gz: the format under the suffix); - reads standard input (with --format); "
+              "dataset:NAME is a graph shipped with apportion (`apportion datasets`)")
+
+
+def add_graph_input(parser: argparse.ArgumentParser, dest: str = "graph", metavar: str = "GRAPH",
+                    help: str = GRAPH_HELP) -> None:
+    """The positional graph argument and the reading options every graph-reading command shares."""
+    parser.add_argument(dest, metavar=metavar, help=help)
+    add_read_options(parser)
+
+
+def add_read_options(parser: argparse.ArgumentParser) -> None:
+    """`--format`, `--base`, `--relabel`, `--bipartite`, `--strict` (docs/cli.md, "Reading graphs")."""
+    group = parser.add_argument_group("reading the graph")
+    group.add_argument("--format", default=None, choices=("metis", "mtx", "edgelist", "npz"),
+                       help="input format when the extension does not tell (needed for - and pipes)")
+    group.add_argument("--base", type=int, choices=(0, 1), default=None,
+                       help="edge lists: ids start at 0 (default) or 1")
+    group.add_argument("--relabel", action="store_true",
+                       help="edge lists: number the ids that occur 0..n-1 (for sparse or huge ids)")
+    group.add_argument("--bipartite", action="store_true",
+                       help=".mtx: read the bipartite row/column graph (n = rows + cols) instead of A + Aᵀ")
+    group.add_argument("--strict", action="store_true", help="self-loops are errors instead of being dropped")
+
+
+def read_options(args: argparse.Namespace) -> dict:
+    """The `read_graph` keyword options the reading flags in `args` ask for (flags left off are omitted)."""
+    options: dict = {"format": args.format, "strict": args.strict}
+    if args.bipartite:
+        options["bipartite"] = True
+    if args.base is not None:
+        options["base"] = args.base
+    if args.relabel:
+        options["relabel"] = True
+    return options
+
+
+def load_graph(path: str, strict: bool = False, **options):
+    """Read the graph a command line names (a file, `-` for standard input); `options` are `read_graph`'s
+    (format, base, relabel, bipartite). Errors are InputErrors naming the file.
+
+    This is the single place where a command-line graph name is resolved into a Graph: `dataset:NAME` is a
+    graph shipped with apportion (the reading options do not apply to it).
+    """
     from apportion.datasets import from_argument
     from apportion.graph.io import read_graph
 
     shipped = from_argument(path)
     if shipped is not None:
         return shipped
-    return read_graph(path, strict=strict)
+    return read_graph(path, strict=strict, **options)
+
+
+def load_graph_args(args: argparse.Namespace, path: str | None = None):
+    """`load_graph` of `path` (default `args.graph`) with the reading options of `args`."""
+    options = read_options(args)
+    return load_graph(args.graph if path is None else path, **options)
+
+
+def check_outputs(outputs, inputs=()) -> None:
+    """Refuse, before any work, outputs that cannot be written or would overwrite an input.
+
+    `outputs` and `inputs` are paths (None entries are skipped; `-` is standard input/output and never
+    clashes). An output that is the same file as an input (also through a symlink, a hard link or `./x`), a
+    path that is a folder, or a folder that does not exist is an InputError naming the user's path. When an
+    output is `-`, the command's report goes to stderr (stdout carries the output).
+    """
+    import os
+
+    from apportion._atomic import check_writable
+
+    for output in outputs:
+        if output is None:
+            continue
+        output = str(output)
+        if output == "-":
+            reports_to_stderr()
+            continue
+        check_writable(output)
+        for source in inputs:
+            if source is None or str(source) == "-":
+                continue
+            if _same_file(output, str(source)):
+                raise InputError(f"the output is the input {str(source)!r}: refusing to overwrite it "
+                                 "(name another output file)", path=output)
+    named = [str(o) for o in outputs if o is not None and str(o) != "-"]
+    real = [os.path.realpath(o) for o in named]
+    if len(set(real)) < len(real):
+        raise InputError("the same file is named for two outputs", path=named[0])
+
+
+def _same_file(a: str, b: str) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): compare where the names lead
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def default_partition_path(graph: str, k: int) -> str:
+    """gpmetis's output name GRAPH.part.K, next to the graph (a compression suffix is dropped: x.graph.gz →
+    x.graph.part.K); for a shipped graph `dataset:NAME`, NAME.part.K in the current folder. Standard input has no
+    name to build it from."""
+    from apportion.datasets import is_argument
+    from apportion.graph.io._source import strip_compression
+
+    if is_argument(graph):
+        return f"{graph.split(':', 1)[1]}.part.{k}"
+    if graph == "-":
+        raise InputError("-o without a file name writes GRAPH.part.K, but the graph is standard input: name "
+                         "the output file")
+    return f"{strip_compression(graph)}.part.{k}"
 
 
 def parse_number_list(text: str, what: str, cast=float) -> list:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from apportion.cli.common import add_command, emit_json, load_graph, print_table
+from apportion.cli.common import add_command, add_graph_input, check_outputs, emit_json, load_graph_args, print_table
 from apportion.errors import InputError
 from apportion.ui import progress
 
@@ -30,17 +30,18 @@ def register(subparsers) -> None:
     methods = _method_choices()
     p = add_command(subparsers, "edge-partition", _edge_partition,
                     help="partition the edges of a graph into k balanced parts with few vertex copies")
-    p.add_argument("graph", help="graph file (.graph, .mtx, edge list, .npz, or dataset:NAME); "
-                                 "with --from-matrix an .mtx matrix")
+    add_graph_input(p, help="graph file (.graph, .mtx, edge list, .npz; compressed or - too; dataset:NAME); with "
+                            "--from-matrix an .mtx matrix")
     p.add_argument("-k", "--parts", dest="k", type=_positive_int, required=True, help="number of parts")
     p.add_argument("--method", default="spac", choices=methods, help="algorithm (default spac)")
     p.add_argument("--imbalance", type=float, default=0.0,
                    help="allowed edge imbalance ε ≥ 0 (default 0: every part gets ⌊m/k⌋ or ⌈m/k⌉ edges)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--from-matrix", action="store_true",
-                   help="read GRAPH as a Matrix Market matrix and partition its bipartite row/column graph")
+                   help="read GRAPH as a Matrix Market matrix and partition its bipartite row/column graph "
+                        "(same as --format mtx --bipartite, with value warnings silenced)")
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="write the part of every edge, one per line, in canonical edge order")
+                   help="write the part of every edge, one per line, in canonical edge order (- : stdout)")
     _add_method_options(p)
     p = add_command(subparsers, "spmv", _spmv,
                     help="run y = A·x part by part over an edge partition and compare loads and time")
@@ -81,16 +82,18 @@ def _method_options(args) -> dict:
 def _edge_partition(args) -> int:
     from apportion.partitioning.edge.api import edge_partition
 
+    check_outputs([args.output], [args.graph])
     if args.from_matrix:
         import warnings
 
-        from apportion.graph.io import read_graph
-
+        if args.format not in (None, "mtx"):
+            raise InputError(f"--from-matrix reads a Matrix Market file, not --format {args.format}")
+        args.format, args.bipartite = "mtx", True
         with warnings.catch_warnings():   # values do not matter here, only which entries are nonzero
             warnings.simplefilter("ignore")
-            graph = read_graph(args.graph, format="mtx", bipartite=True)
+            graph = load_graph_args(args)
     else:
-        graph = load_graph(args.graph)
+        graph = load_graph_args(args)
     with progress(f"{args.method}: {graph.m:,} edges into {args.k} parts"):
         result = edge_partition(graph, args.k, method=args.method, imbalance=args.imbalance, seed=args.seed,
                                 **_method_options(args))

@@ -1,7 +1,8 @@
 """Commands: generate, info, convert, evaluate — making, inspecting, converting graphs and scoring partitions.
 
-Every command reads graphs through `apportion.graph.io.read_graph` (format by extension) and writes through
-`write_graph` (atomic). Warnings a reader raises (dropped self-loops, ignored values) are printed after the
+Every command reads graphs through `cli.common.load_graph` (format by extension, compressed data and `-` for
+standard input) and writes through `write_graph` (atomic; `-` is standard output, the report then goes to
+stderr). Warnings a reader raises (dropped self-loops, ignored values) are printed after the
 result as `apportion: warning: …` lines on stderr; bad input is an InputError (exit 2, one line).
 """
 
@@ -14,12 +15,19 @@ import time
 import warnings
 from typing import Iterator
 
-from apportion.cli.common import add_command, emit_json, parse_number_list, print_table
+from apportion.cli.common import (
+    add_command,
+    add_graph_input,
+    check_outputs,
+    emit_json,
+    load_graph_args,
+    parse_number_list,
+    print_table,
+)
 from apportion.errors import InputError
 from apportion.ui import progress
 
-GRAPH_HELP = "graph file: .graph/.metis/.mgraph (METIS), .mtx (Matrix Market), .txt/.edgelist/.el/.edges " \
-             "(edge list), .npz (apportion binary); or dataset:NAME, a graph shipped with apportion"
+OUTPUT_FORMAT_HELP = "output format when the extension does not tell (default for - : metis)"
 
 
 def register(subparsers) -> None:
@@ -33,7 +41,10 @@ def register(subparsers) -> None:
     p.add_argument("--n", type=int, default=None, metavar="N",
                    help="number of vertices (optional for grid2d/grid3d/rmat with --rows/--cols, --dims, --scale)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="output graph file")
+    p.add_argument("-o", "--output", required=True, metavar="FILE",
+                   help="output graph file (.gz/.bz2/.xz: compressed; - : standard output)")
+    p.add_argument("--output-format", default=None, choices=("metis", "mtx", "edgelist", "npz"),
+                   help=OUTPUT_FORMAT_HELP)
     kind_options = p.add_argument_group("kind options (each applies to some kinds only)")
     kind_options.add_argument("--order", choices=("random", "spatial"), default=None,
                               help="delaunay, rgg: vertex numbering (default random)")
@@ -53,36 +64,27 @@ def register(subparsers) -> None:
     p = add_command(subparsers, "info", run_info, help="summarise a graph file",
                     description="Read GRAPH and report vertices, edges, degree statistics, connected components "
                                 "and weights.")
-    p.add_argument("graph", metavar="GRAPH", help=GRAPH_HELP)
-    _add_read_options(p)
+    add_graph_input(p)
 
     p = add_command(subparsers, "convert", run_convert, help="convert a graph file to another format",
                     description="Read IN and write OUT; both formats follow the file extensions. METIS and .npz "
                                 "keep all weights; .mtx and edge lists keep edge weights only.")
-    p.add_argument("input", metavar="IN", help=GRAPH_HELP)
-    p.add_argument("output", metavar="OUT", help="output graph file (format by extension)")
-    _add_read_options(p)
+    add_graph_input(p, dest="input", metavar="IN")
+    p.add_argument("output", metavar="OUT",
+                   help="output graph file (format by extension; .gz/.bz2/.xz: compressed; - : standard output)")
+    p.add_argument("--output-format", default=None, choices=("metis", "mtx", "edgelist", "npz"),
+                   help=OUTPUT_FORMAT_HELP)
 
     p = add_command(subparsers, "evaluate", run_evaluate, help="score a vertex partition file",
                     description="Metrics of the partition in PARTFILE (METIS .part format: line i holds the "
                                 "0-based block of vertex i) on GRAPH: edge cut, block weights against targets, "
                                 "imbalance, communication volume, boundary vertices, block connectivity.")
-    p.add_argument("graph", metavar="GRAPH", help=GRAPH_HELP)
-    p.add_argument("partfile", metavar="PARTFILE", help="partition file, one block id per line")
+    add_graph_input(p)
+    p.add_argument("partfile", metavar="PARTFILE", help="partition file, one block id per line (- : standard "
+                                                        "input)")
     p.add_argument("--targets", default=None, metavar="T1,T2,…",
                    help="relative block sizes, e.g. 4,2,1,1 or 2x3,1x2 (default: equal); fixes k")
     p.add_argument("--k", type=int, default=None, help="number of blocks (default: len(targets) or max id + 1)")
-    _add_read_options(p)
-
-
-def _add_read_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--strict", action="store_true", help="self-loops are errors instead of being dropped")
-    parser.add_argument("--bipartite", action="store_true",
-                        help=".mtx: read the bipartite row/column graph (n = rows + cols) instead of A + Aᵀ")
-    parser.add_argument("--base", type=int, choices=(0, 1), default=None,
-                        help="edge lists: ids start at 0 (default) or 1")
-    parser.add_argument("--format", default=None, choices=("metis", "mtx", "edgelist", "npz"),
-                        help="input format when the extension does not tell")
 
 
 @contextlib.contextmanager
@@ -95,19 +97,13 @@ def _reported_warnings() -> Iterator[None]:
         sys.stderr.write(f"apportion: warning: {str(item.message).splitlines()[0] if str(item.message) else ''}\n")
 
 
-def _read(args: argparse.Namespace, path: str):
-    from apportion.datasets import from_argument
-    from apportion.graph.io import read_graph
+def _output_format(args: argparse.Namespace) -> str:
+    """The format to write args.output in: --output-format, else its extension; METIS for standard output."""
+    from apportion.graph.io import format_of
 
-    shipped = from_argument(path)  # dataset:NAME, a graph shipped with apportion
-    if shipped is not None:
-        return shipped
-    options = {}
-    if args.bipartite:
-        options["bipartite"] = True
-    if args.base is not None:
-        options["base"] = args.base
-    return read_graph(path, format=args.format, strict=args.strict, **options)
+    if args.output_format is None and args.output == "-":
+        return "metis"
+    return format_of(args.output, args.output_format)
 
 
 def _input_format(path: str, format: str | None) -> str:
@@ -122,9 +118,10 @@ def _input_format(path: str, format: str | None) -> str:
 def run_generate(args: argparse.Namespace) -> int:
     """Generate, write atomically, report n, m and the time taken."""
     from apportion.graph.generate import generate, options_of
-    from apportion.graph.io import format_of, write_graph
+    from apportion.graph.io import write_graph
 
-    format_of(args.output)  # an unknown extension fails before any work
+    out_format = _output_format(args)  # an unknown extension or a missing folder fails before any work
+    check_outputs([args.output])
     options = {}
     for key in ("order", "radius", "rows", "cols", "scale", "edge_factor", "p", "avg_degree", "m_attach"):
         value = getattr(args, key)
@@ -148,7 +145,7 @@ def run_generate(args: argparse.Namespace) -> int:
         graph = generate(args.kind, args.n, seed=args.seed, **options)
     generated = time.perf_counter() - start
     with _reported_warnings(), progress(f"writing {args.output}"):
-        write_graph(graph, args.output)
+        write_graph(graph, args.output, format=out_format)
     total = time.perf_counter() - start
     report = {"kind": args.kind, "seed": args.seed, "options": options, "output": args.output, "n": graph.n,
               "m": graph.m, "generate_seconds": generated, "seconds": total}
@@ -168,7 +165,7 @@ def run_info(args: argparse.Namespace) -> int:
 
     with _reported_warnings():
         start = time.perf_counter()
-        graph = _read(args, args.graph)
+        graph = load_graph_args(args)
         seconds = time.perf_counter() - start
     summary = graph_summary(graph)
     summary = {"file": args.graph, "format": _input_format(args.graph, args.format), **summary,
@@ -198,11 +195,12 @@ def run_convert(args: argparse.Namespace) -> int:
     """Read IN, write OUT (atomically; nothing is written when reading fails)."""
     from apportion.graph.io import format_of, write_graph
 
-    out_format = format_of(args.output)
+    out_format = _output_format(args)
     in_format = _input_format(args.input, args.format)
+    check_outputs([args.output], [args.input])
     with _reported_warnings():
         start = time.perf_counter()
-        graph = _read(args, args.input)
+        graph = load_graph_args(args, args.input)
         read_seconds = time.perf_counter() - start
         with progress(f"writing {args.output}"):
             write_graph(graph, args.output, format=out_format)
@@ -223,8 +221,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from apportion.graph.io.partfile import read_partition
     from apportion.graph.metrics import vertex_partition_metrics
 
+    if args.graph == "-" and args.partfile == "-":
+        raise InputError("GRAPH and PARTFILE cannot both be standard input (-)")
     with _reported_warnings():
-        graph = _read(args, args.graph)
+        graph = load_graph_args(args)
     assignment = read_partition(args.partfile, n=graph.n)
     targets = None
     if args.targets is not None:

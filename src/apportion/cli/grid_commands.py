@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 
-from apportion.cli.common import add_command, emit_json, parse_number_list, print_table
+from apportion.cli.common import add_command, check_outputs, emit_json, parse_number_list, print_table
 from apportion.errors import InputError
 from apportion.ui import progress
 
@@ -79,6 +79,7 @@ def _grid(args: argparse.Namespace) -> int:
     from apportion.partitioning.grid import partition_grid
     from apportion.partitioning.grid.plot import plot_rectangles
 
+    check_outputs([args.plot])
     if args.plot:  # an unknown picture format is refused before any work
         from apportion._pictures import check_picture_path
 
@@ -119,6 +120,7 @@ def _perf_build(args: argparse.Namespace) -> int:
 
     if not str(args.output).endswith((".json", ".npz")):
         raise InputError("-o: table file must end in .json or .npz")
+    check_outputs([args.output], [args.platform])
     if args.processors is not None and args.processors < 1:
         raise InputError("--processors must be ≥ 1")
     options = bench_options(args.preset, samples=args.samples, min_sample_s=args.min_sample_s,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from apportion.cli.common import add_command, emit_json, load_graph, print_table
+from apportion.cli.common import add_command, add_graph_input, check_outputs, emit_json, load_graph_args, print_table
 
 
 def register(subparsers) -> None:
@@ -16,9 +16,9 @@ def register(subparsers) -> None:
         description="Compute a minimum spanning forest of GRAPH by parallel Borůvka: one tree per connected "
                     "component, edge weights from the file (1 each when it has none).",
     )
-    parser.add_argument("graph", metavar="GRAPH", help="graph file (.graph/.metis, .mtx, edge list, .npz, or dataset:NAME)")
+    add_graph_input(parser)
     parser.add_argument("-o", "--output", metavar="EDGES.txt",
-                        help="write the forest's edges, one 'u v w' line each (0-based ids)")
+                        help="write the forest's edges, one 'u v w' line each (0-based ids; - : stdout)")
     parser.add_argument("--threads", type=int, default=None, metavar="T",
                         help="number of Numba threads (default: all)")
 
@@ -27,7 +27,8 @@ def run_mst(args: argparse.Namespace) -> int:
     """Load the graph, compute the forest, write the edges (atomically) and report."""
     from apportion.apps.mst import mst
 
-    graph = load_graph(args.graph)
+    check_outputs([args.output], [args.graph])
+    graph = load_graph_args(args)
     forest = mst(graph, threads=args.threads)
     if args.output:
         write_forest_edges(args.output, forest)

@@ -1,17 +1,30 @@
 """Command: partition — the multilevel k-way vertex partitioner with heterogeneous block targets.
 
 `apportion partition GRAPH -k K [--imbalance E] [--targets 4,2,1,1] [--preset fast|default|strong] [--seed S]
-[--threads T] [-o FILE.part] [--json]`. The partition file is METIS's `.part` format (line i = block of vertex
-i, 0-based); the report is a table, or one JSON object with `--json`. Graph-reading time is excluded from
-`time_s`.
+[--threads T] [-o [FILE.part]] [reading options] [--json]`. The partition file is METIS's `.part` format
+(line i = block of vertex i, 0-based); a bare `-o` writes gpmetis's GRAPH.part.K next to the graph, `-o -`
+writes standard output (the report then goes to stderr). The report is a table, or one JSON object with
+`--json`. Graph-reading time is excluded from `time_s`.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from apportion.cli.common import add_command, emit_json, load_graph, parse_number_list, print_table
+from apportion.cli.common import (
+    add_command,
+    add_graph_input,
+    check_outputs,
+    default_partition_path,
+    emit_json,
+    load_graph_args,
+    parse_number_list,
+    print_table,
+)
 from apportion.errors import InputError
+
+# `-o` given without a file name: gpmetis's GRAPH.part.K
+_GPMETIS_NAME = object()
 
 
 def register(subparsers) -> None:
@@ -20,7 +33,7 @@ def register(subparsers) -> None:
                     description="Divide the vertices of GRAPH into K blocks whose weights follow the targets "
                                 "(equal by default) within the imbalance, with a small edge cut (multilevel: "
                                 "coarsen, recursive bisection, refine with rebalancing at every level).")
-    p.add_argument("graph", metavar="GRAPH", help="graph file (.graph/.metis, .mtx, edge list, .npz, or dataset:NAME)")
+    add_graph_input(p)
     p.add_argument("-k", "--k", type=int, required=True, metavar="K", help="number of blocks")
     p.add_argument("--imbalance", type=float, default=0.03, metavar="E",
                    help="allowed imbalance epsilon: block b weighs at most (1+E)·target_b·W (default 0.03)")
@@ -31,8 +44,9 @@ def register(subparsers) -> None:
                    help="speed/quality trade-off (default: default)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     p.add_argument("--threads", type=int, default=None, metavar="T", help="worker threads (default: all cores)")
-    p.add_argument("-o", "--output", default=None, metavar="FILE.part",
-                   help="write the partition (one block id per line, METIS .part format)")
+    p.add_argument("-o", "--output", nargs="?", const=_GPMETIS_NAME, default=None, metavar="FILE.part",
+                   help="write the partition (one block id per line, METIS .part format); without FILE: "
+                        "GRAPH.part.K next to the graph, like gpmetis (put a bare -o after GRAPH); - : stdout")
 
 
 def run_partition(args: argparse.Namespace) -> int:
@@ -44,7 +58,10 @@ def run_partition(args: argparse.Namespace) -> int:
         targets = parse_number_list(args.targets, "--targets")
     if args.threads is not None and args.threads < 1:
         raise InputError(f"--threads must be at least 1, got {args.threads}")
-    graph = load_graph(args.graph)
+    if args.output is _GPMETIS_NAME:
+        args.output = default_partition_path(args.graph, args.k)
+    check_outputs([args.output], [args.graph])
+    graph = load_graph_args(args)
     result = partition(graph, args.k, targets=targets, imbalance=args.imbalance, seed=args.seed,
                        preset=args.preset, threads=args.threads)
     if args.output:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from apportion.cli.common import add_command, emit_json
+from apportion.cli.common import add_command, check_outputs, emit_json
 from apportion.errors import InputError
 from apportion.ui import progress
 
@@ -65,6 +65,7 @@ def run_schedule_command(args: argparse.Namespace) -> int:
 
     if args.rounds < 1:
         raise InputError(f"--rounds: must be >= 1, got {args.rounds}")
+    check_outputs([args.gantt], [args.platform])  # nothing lost: never draw over an input file
     if args.gantt:  # an unknown picture format is refused before any work
         from apportion._pictures import check_picture_path
 

@@ -31,6 +31,7 @@ import numpy as np
 from apportion._arrays import sorted_distinct
 from apportion.errors import InputError
 from apportion.graph.csr import Graph, index_dtype
+from apportion.graph.io._limits import INT64_MAX, check_memory, graph_bytes
 
 KINDS = ("delaunay", "rgg", "grid2d", "grid3d", "rmat", "er", "ba")
 
@@ -39,6 +40,8 @@ RMAT_A, RMAT_B, RMAT_C = 0.57, 0.19, 0.19
 RMAT_EDGE_FACTOR = 16
 # DIMACS10 random geometric graph radius constant: r = RGG_RADIUS_FACTOR * sqrt(ln n / n).
 RGG_RADIUS_FACTOR = 0.55
+# Erdős–Rényi pair keys u·n + v must fit in int64: n² < 2^63
+ER_MAX_N = math.isqrt((1 << 63) - 1)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -74,6 +77,14 @@ def _check_count(value: Any, what: str, minimum: int = 1) -> int:
     if value < minimum:
         raise InputError(f"{what} must be at least {minimum}, got {value}")
     return value
+
+
+def _check_size(kind: str, n: int, entries: int = 0, extra_bytes: int = 0) -> None:
+    """InputError (not MemoryError/OverflowError later) when a graph of n vertices and `entries` neighbour
+    entries (2m), plus `extra_bytes` of working arrays, cannot fit in this machine's memory (a lower bound)."""
+    if n > INT64_MAX - 1:
+        raise InputError(f"{kind}: n = {n:,} is more than int64 vertex ids can number")
+    check_memory(graph_bytes(n, entries) + extra_bytes, f"{kind}: a graph of {n:,} vertices")
 
 
 def _check_probability(value: Any, what: str) -> float:
@@ -153,6 +164,7 @@ def delaunay(n: int, seed: int = 0, *, order: str = "random", method: str = "swe
         raise InputError(f"order must be 'random' or 'spatial', got {order!r}")
     if method not in ("sweep", "qhull"):
         raise InputError(f"delaunay: method must be 'sweep' or 'qhull', got {method!r}")
+    _check_size("delaunay", n, entries=4 * n, extra_bytes=16 * n)  # m ≥ 2n − 3; 16 bytes of points per vertex
     points = _uniform_points(n, seed)
     name = f"delaunay_{_size_label(n)}{_seed_suffix(seed)}"
     if n <= 3:  # fewer than 4 points in general position triangulate to a clique
@@ -179,6 +191,7 @@ def rgg(n: int, seed: int = 0, *, radius: float | None = None, order: str = "ran
 
     from apportion.graph._generate_kernels import geometric_graph_csr
 
+    _check_size("rgg", n, extra_bytes=16 * n)  # 16 bytes of points per vertex
     if radius is None:
         radius = RGG_RADIUS_FACTOR * math.sqrt(math.log(n) / n)
     else:
@@ -258,6 +271,7 @@ def grid2d(n: int | None, seed: int = 0, *, rows: int | None = None, cols: int |
             rows, cols = (rows, n // rows) if rows is not None else (n // cols, cols)
         if n is not None and rows * cols != n:
             raise InputError(f"grid2d: rows × cols = {rows * cols} but n = {n}")
+    _check_size("grid2d", rows * cols, entries=2 * (2 * rows * cols - rows - cols))
     lo, hi = _lattice_pairs((rows, cols))
     return _graph_from_pairs(lo, hi, rows * cols, f"grid2d_{rows}x{cols}")
 
@@ -281,10 +295,12 @@ def grid3d(n: int | None, seed: int = 0, *, dims: Any = None) -> Graph:
             raise InputError(f"grid3d: dims must be three positive integers, got {dims!r}") from None
         if len(dims) != 3:
             raise InputError(f"grid3d: dims must be three positive integers, got {len(dims)}")
-        if n is not None and int(np.prod(dims)) != n:
-            raise InputError(f"grid3d: x × y × z = {int(np.prod(dims))} but n = {n}")
+        if n is not None and math.prod(dims) != n:
+            raise InputError(f"grid3d: x × y × z = {math.prod(dims)} but n = {n}")
+    x, y, z = dims
+    _check_size("grid3d", x * y * z, entries=2 * (3 * x * y * z - x * y - y * z - x * z))
     lo, hi = _lattice_pairs(dims)
-    return _graph_from_pairs(lo, hi, int(np.prod(dims)), "grid3d_" + "x".join(map(str, dims)))
+    return _graph_from_pairs(lo, hi, x * y * z, "grid3d_" + "x".join(map(str, dims)))
 
 
 def rmat_pairs(scale: int, seed: int = 0, *, edge_factor: int = RMAT_EDGE_FACTOR, a: float = RMAT_A,
@@ -329,6 +345,7 @@ def rmat(n: int | None, seed: int = 0, *, scale: int | None = None, edge_factor:
     if scale > 40:
         raise InputError(f"rmat: scale {scale} is too large")
     edge_factor = _check_count(edge_factor, "rmat: edge_factor")
+    _check_size("rmat", 1 << scale, extra_bytes=16 * edge_factor * (1 << scale))  # the raw int64 pairs
     a, b, c = (_check_probability(x, f"rmat: {nm}") for x, nm in ((a, "a"), (b, "b"), (c, "c")))
     if a + b + c > 1.0 + 1e-12:
         raise InputError(f"rmat: a + b + c = {a + b + c} exceeds 1")
@@ -370,6 +387,9 @@ def er(n: int, seed: int = 0, *, p: float | None = None, avg_degree: float | Non
     """
     if p is not None and avg_degree is not None:
         raise InputError("er: give p= or avg_degree=, not both")
+    _check_size("er", n)
+    if n > ER_MAX_N:
+        raise InputError(f"er: n = {n:,} is too large: at most {ER_MAX_N:,} (pair keys u·n + v are int64)")
     if p is None:
         if avg_degree is None:
             avg_degree = 8.0
@@ -383,8 +403,9 @@ def er(n: int, seed: int = 0, *, p: float | None = None, avg_degree: float | Non
             raise InputError(f"er: avg_degree {avg_degree} exceeds n − 1 = {n - 1}")
         p = avg_degree / (n - 1) if n > 1 else 0.0
     p = _check_probability(p, "er: p")
-    rng = np.random.default_rng(seed)
     pairs = n * (n - 1) // 2
+    _check_size("er", n, entries=int(p * pairs))  # about 2m = p·n(n − 1) entries; at least half of it
+    rng = np.random.default_rng(seed)
     if pairs <= 1 << 22:
         iu, ju = np.triu_indices(n, k=1)
         chosen = rng.random(pairs) < p
@@ -410,6 +431,7 @@ def ba(n: int, seed: int = 0, *, m_attach: int = 4) -> Graph:
     m_attach = _check_count(m_attach, "ba: m_attach")
     if n < m_attach + 1:
         raise InputError(f"ba: n = {n} must be at least m_attach + 1 = {m_attach + 1}")
+    _check_size("ba", n, entries=2 * n * m_attach, extra_bytes=16 * n * m_attach)  # plus the int64 pairs
     lo, hi = barabasi_albert_pairs(n, m_attach, np.int64(seed % (1 << 32)))
     return _graph_from_pairs(lo, hi, n, f"ba_{_size_label(n)}_m{m_attach}{_seed_suffix(seed)}")
 

@@ -3,7 +3,9 @@
 Each entry: file name, content, the line the error must name (None when no line is meaningful) and a word the
 message must contain. tests/cli/test_malformed.py reads the same table (EXPECTED) so the two cannot drift.
 Files named strict_* are malformed only under --strict; part_* are partition files for `evaluate` on karate;
-part_targets_* are evaluated with --targets 1,1.
+part_targets_* are evaluated with --targets 1,1. Compressed entries are byte literals (the output of one
+compressor run, cut short), so the corpus does not depend on the zlib/bzip2/xz build that regenerates it.
+Sizes of 10^12 must be refused on any machine: the messages say how much memory they would need.
 """
 
 from __future__ import annotations
@@ -56,16 +58,31 @@ EXPECTED: dict[str, tuple[bytes | str, int | None, str]] = {
     "metis_missing_edge_weight.graph": ("3 2 1\n2 1\n1 1 3\n2 2\n", 3, "weight after every neighbour"),
     "metis_missing_vertex_weights.graph": ("3 2 10 2\n1 1 2\n1\n1 1 2\n", 3, "vertex weights"),
     "metis_negative_vertex_weight.graph": ("2 1 10\n-1 2\n1 1\n", 2, "vertex weight"),
-    "metis_binary_garbage.graph": (b"\x00\x01\x02\xffgarbage\n", 1, "header"),
+    "metis_binary_garbage.graph": (b"\x00\x01\x02\xffgarbage\n", 1, "not a text file"),
+    "metis_latin1_header.graph": (b"dr\xe9i 2\n2\n1 3\n2\n", 1, "not UTF-8 text"),
+    "metis_binary_in_body.graph": (b"3 2\n2\n1 \x01\x02x\n2\n", 3, "not a text file"),
+    "metis_zip_archive.graph": (b"PK\x03\x04\x14\x00\x00\x00junk", None, "zip archive"),
+    "metis_zstd.graph": (b"\x28\xb5\x2f\xfd\x04\x58junk", None, "zstd"),
+    "metis_gzip_truncated.graph.gz": (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x033Q0\xe62\xe22\x04\x91\n&\\\xc6"
+                                      b"\\\x00 \x04", None, "truncated gzip"),
+    "metis_gzip_garbage.graph": (b"\x1f\x8b\x63garbage after a gzip signature", None, "damaged"),
+    "metis_huge_vertex_count.graph": ("1000000000000 1\n2\n1\n", 1, "too large"),
     "strict_metis_self_loop.graph": ("2 2\n1 2\n2 1\n", 2, "self-loop"),
     # ---------------------------------------------------------------- Matrix Market
     "mtx_empty.mtx": ("", None, "empty"),
     "mtx_bad_banner.mtx": ("%%MatrixMarket matrix\n3 3 1\n2 1\n", 1, "banner"),
     "mtx_array_layout.mtx": ("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", 1, "layout"),
+    "mtx_latin1_field.mtx": (b"%%MatrixMarket matrix coordinate r\xe9al general\n2 2 1\n2 1 1\n", 1,
+                             "field (bytes that are not UTF-8 text)"),
     "mtx_complex.mtx": ("%%MatrixMarket matrix coordinate complex general\n2 2 1\n2 1 1 1\n", 1, "field"),
     "mtx_hermitian.mtx": ("%%MatrixMarket matrix coordinate real hermitian\n2 2 1\n2 1 1\n", 1, "symmetry"),
     "mtx_no_size_line.mtx": ("%%MatrixMarket matrix coordinate pattern general\n% only comments\n", None,
                              "size line"),
+    "mtx_huge_size_line.mtx": ("%%MatrixMarket matrix coordinate pattern general\n"
+                               "1000000000000 1000000000000 1\n2 1\n", 2, "of memory"),
+    "mtx_xz_truncated.mtx.xz": (b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4F\x02\x00!\x01\x16\x00\x00\x00t/\xe5\xa3\x01"
+                                b"\x00:%%MatrixMarket matrix coordinate pattern general\n3 3 1\n2 1\n\x00\x00t0\x0e"
+                                b"\x8c\xc3\x9f\t\x11\x00\x01S;\x98R\x1b\x00\x1f\xb6", None, "truncated xz"),
     "mtx_bad_size_line.mtx": ("%%MatrixMarket matrix coordinate pattern general\n3 3\n2 1\n", 2, "size line"),
     "mtx_not_square.mtx": ("%%MatrixMarket matrix coordinate pattern general\n3 4 1\n1 2\n", 2, "not square"),
     "mtx_truncated.mtx": ("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n2 1\n", 2, "truncated"),
@@ -96,6 +113,11 @@ EXPECTED: dict[str, tuple[bytes | str, int | None, str]] = {
     "edgelist_float_id.edgelist": ("0 1.5\n", 1, "expected an integer"),
     "edgelist_header_edges_mismatch.txt": ("# Nodes: 3 Edges: 5\n0 1\n1 2\n", 1, "declares 5 edges"),
     "edgelist_header_nodes_mismatch.txt": ("# Nodes: 3 Edges: 3\n0 1\n1 7\n7 9\n", 1, "declares 3 nodes"),
+    "edgelist_huge_id.txt": ("0 1\n1 1000000000000\n", 2, "--relabel"),
+    "edgelist_snap_header_huge_nodes.txt": ("# Nodes: 1000000000000 Edges: 2\n0 1\n1 2\n", 1, "of memory"),
+    "edgelist_binary_token.txt": (b"0 1\n1 2\n\xff\xfe\x00\x07 3\n", 3, "not a text file"),
+    "edgelist_bzip2_truncated.txt.bz2": (b"BZh91AY&SY\x04\xe6\x0bT\x00\x00\x03X\x00\x00\x10@\x00x\x00 \x00\"\x1e\x93j"
+                                         b"\x0c\x01\xab%@<]\xc9", None, "truncated bzip2"),
     "strict_edgelist_self_loop.txt": ("0 1\n1 1\n", 2, "self-loop"),
     # ---------------------------------------------------------------- npz
     "npz_empty.npz": ("", None, "empty"),
@@ -117,6 +139,7 @@ EXPECTED: dict[str, tuple[bytes | str, int | None, str]] = {
     "npz_negative_edge_weight.npz": (_npz(format=np.array("apportion-graph"), indptr=np.array([0, 1, 2]),
                                           indices=np.array([1, 0]), edge_weights=np.array([-2, -2])), None,
                                      "positive"),
+    "npz_gzip_truncated.npz": (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x033Q0\xe62", None, "truncated gzip"),
     # ---------------------------------------------------------------- others
     "unknown_extension.xyz": ("0 1\n", None, "cannot tell the graph format"),
     # ---------------------------------------------------------------- partition files (evaluate on karate)
@@ -125,6 +148,8 @@ EXPECTED: dict[str, tuple[bytes | str, int | None, str]] = {
     "part_two_ids_on_a_line.part": (_part(_ok[:1] + ["0 1"] + _ok[2:]), 2, "one block id per line"),
     "part_blank_line.part": (_part(_ok[:3] + [""] + _ok[3:-1]), 4, "empty line"),
     "part_too_few_lines.part": (_part(_ok[:10]), None, "34 vertices"),
+    "part_huge_block_id.part": (_part(_ok[:33] + ["1000000000000"]), 34, "too large"),
+    "part_binary.part": (b"0\n1\n\x00\x01\n", 3, "not a text file"),
     "part_targets_block_beyond_k.part": (_part(_ok[:6] + ["5"] + _ok[7:]), 7, "outside"),
 }
 

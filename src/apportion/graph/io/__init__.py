@@ -1,8 +1,11 @@
 """Reading and writing graph files: METIS `.graph`, Matrix Market `.mtx`, edge lists and apportion's `.npz`.
 
-`read_graph(path)` and `write_graph(graph, path)` pick the format from the extension (or `format=`); the
-format modules hold the rules. Every reader is streaming and vectorised (Numba tokenizer, no Python loop per
-line or edge) and raises `InputError` naming the file, the line and the problem for malformed input.
+`read_graph(path)` and `write_graph(graph, path)` pick the format from the extension (or `format=`), looking
+under a compression suffix (`x.graph.gz` is METIS); the format modules hold the rules. Every reader is
+streaming and vectorised (Numba tokenizer, no Python loop per line or edge) and raises `InputError` naming the
+file, the line and the problem for malformed input. Readers recognise gzip, bzip2 and xz data by its content
+whatever the name (`_source.py`), read `-` as standard input and read pipes front to back; writers compress
+when the name ends in `.gz`, `.bz2` or `.xz` and write `-` to standard output.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from pathlib import Path
 
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
+from apportion.graph.io._source import is_stdin, sourced, strip_compression
 
 # extension -> format name
 EXTENSIONS: dict[str, str] = {
@@ -32,18 +36,22 @@ _READ_OPTIONS = {
 
 
 def format_of(path: str | os.PathLike, format: str | None = None) -> str:
-    """The format name for `path`: `format` when given, else from the extension (InputError if unknown)."""
+    """The format name for `path`: `format` when given, else from the extension under any compression suffix
+    (`x.mtx.bz2` → "mtx"); InputError if unknown, and for `-` (standard input/output has no name)."""
     if format is not None:
         fmt = format.lower().lstrip(".")
         fmt = {"graph": "metis", "edges": "edgelist", "txt": "edgelist", "el": "edgelist"}.get(fmt, fmt)
         if fmt not in FORMATS:
             raise InputError(f"unknown graph format {format!r} (one of {', '.join(FORMATS)})")
         return fmt
-    suffix = Path(path).suffix.lower()
+    if is_stdin(path):
+        raise InputError("standard input/output has no file name to tell the graph format from: pass the format "
+                         "(--format / format=)", path="-")
+    suffix = Path(strip_compression(path)).suffix.lower()
     if suffix not in EXTENSIONS:
         known = ", ".join(sorted(EXTENSIONS))
         raise InputError(f"cannot tell the graph format from the extension {suffix or '(none)'!r} "
-                         f"(known: {known}; or pass format=)", path=str(path))
+                         f"(known: {known}; or pass --format / format=)", path=str(path))
     return EXTENSIONS[suffix]
 
 
@@ -51,23 +59,26 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, strict: bo
     """Read a graph file into an undirected simple `Graph`.
 
     Args:
-        path: the file; its extension picks the format unless `format` is given ("metis", "mtx",
-            "edgelist", "npz").
+        path: the file; its extension (under a `.gz`/`.bz2`/`.xz` suffix) picks the format unless `format` is
+            given ("metis", "mtx", "edgelist", "npz"). Compressed data (gzip, bzip2, xz) is recognised by its
+            content whatever the name; `-` is standard input (give `format`); pipes and `/dev/stdin` work.
         strict: self-loops are errors instead of being dropped with a warning.
         options: per format — mtx: `bipartite`; edgelist: `base` (0/1), `relabel` (None/True/False),
             `weighted`; all: `name`. An option another format uses is ignored when it is None/False
             (so the CLI can pass `--bipartite` / `--base` uniformly); otherwise it is an error.
 
     Raises:
-        InputError: malformed content, naming the file, the line (where meaningful) and the problem.
+        InputError: malformed content, naming the file, the line (where meaningful) and the problem; sizes
+            whose arrays cannot fit in this machine's memory.
         FileNotFoundError: the file does not exist.
     """
     path = str(path)
     fmt = format_of(path, format)
-    if os.path.isdir(path):
-        raise InputError("is a directory, not a graph file", path=path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(2, "No such file or directory", path)
+    if not is_stdin(path):
+        if os.path.isdir(path):
+            raise InputError("is a directory, not a graph file", path=path)
+        if not os.path.exists(path):
+            raise FileNotFoundError(2, "No such file or directory", path)
     accepted = _READ_OPTIONS[fmt] | {"name"}
     kwargs = {}
     for key, value in options.items():
@@ -85,14 +96,18 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, strict: bo
         from apportion.graph.io.edgelist import read_edgelist as reader
     else:
         from apportion.graph.io.npz import read_npz as reader
-    return reader(path, strict=strict, **kwargs)
+    with sourced(path) as source:
+        if fmt != "npz":
+            source.text_head()  # binary content is refused before any format rule quotes it
+        return reader(source, strict=strict, **kwargs)
 
 
 def write_graph(graph: Graph, path: str | os.PathLike, *, format: str | None = None) -> None:
     """Write `graph` to `path` in the format of its extension (or `format`), atomically.
 
     METIS and `.npz` keep every weight; Matrix Market and edge lists keep edge weights only (a warning says
-    vertex weights were dropped).
+    vertex weights were dropped). A name ending in `.gz`/`.bz2`/`.xz` is compressed; `-` is standard output
+    (give `format`). The folder must exist.
     """
     fmt = format_of(path, format)
     if fmt == "metis":

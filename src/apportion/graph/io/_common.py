@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Callable
 
@@ -10,6 +11,7 @@ import numpy as np
 from apportion.errors import InputError
 from apportion.graph.csr import Graph, index_dtype
 from apportion.graph.io import _parse_kernels as K
+from apportion.graph.io._source import is_stdin, strip_compression
 
 
 class GraphFileWarning(UserWarning):
@@ -109,7 +111,8 @@ def graph_from_pairs(
 
 
 def stem(path: str) -> str:
-    import os
-
-    base = os.path.basename(str(path))
+    """The graph's default name: the file name without compression suffix and extension ('stdin' for `-`)."""
+    if is_stdin(path):
+        return "stdin"
+    base = os.path.basename(strip_compression(path))
     return base.rsplit(".", 1)[0] if "." in base else base

@@ -14,6 +14,7 @@ import numpy as np
 
 from apportion.errors import InputError
 from apportion.graph.io import _parse_kernels as K
+from apportion.graph.io._source import HEAD_BYTES, Source, binary_offset, quoted, read_full
 
 CHUNK_BYTES = 1 << 25        # 32 MiB per tokenizer call
 PROGRESS_BYTES = 1 << 24     # show a bar for files larger than this (16 MiB)
@@ -47,10 +48,9 @@ class Tokens:
         return np.diff(self.line_start)
 
 
-def read_head(path: str, limit: int = 1 << 16) -> bytes:
-    """The first `limit` bytes of a file (for header parsing)."""
-    with open(path, "rb") as handle:
-        return handle.read(limit)
+def read_head(source: Source, limit: int = HEAD_BYTES) -> bytes:
+    """The first `limit` bytes of a text file (for header parsing); InputError when they are not text."""
+    return source.text_head(limit)
 
 
 def iter_head_lines(head: bytes):
@@ -68,12 +68,13 @@ def iter_head_lines(head: bytes):
         number += 1
 
 
-def _token_text(data: np.ndarray, offset: int) -> str:
+def _token_bytes(data: np.ndarray, offset: int) -> bytes:
+    """The bad token at `offset` (at most 40 bytes)."""
     end = offset
     limit = min(data.shape[0], offset + 40)
     while end < limit and data[end] not in (9, 10, 11, 12, 13, 32):
         end += 1
-    return bytes(data[offset:end]).decode("utf-8", "replace")
+    return bytes(data[offset:end])
 
 
 def _tokenize_piece(piece, newlines: int, comment_a: int, comment_b: int, keep_blank: bool, want_float: bool,
@@ -130,12 +131,15 @@ def _pool(workers: int):
     return _POOL
 
 
-def tokenize(path: str, *, start: int = 0, first_line: int = 1, comments: bytes = b"", keep_blank: bool = False,
-             want_float: bool = False, what: str = "a number") -> Tokens:
-    """Tokenise the file from byte `start` (which begins physical line `first_line`) to its end."""
+def tokenize(source: Source, *, start: int = 0, first_line: int = 1, comments: bytes = b"",
+             keep_blank: bool = False, want_float: bool = False, what: str = "a number") -> Tokens:
+    """Tokenise the file from byte `start` (which begins physical line `first_line`) to its end.
+
+    A plain file is read straight from disk in chunks; a compressed file or a stream through its Source."""
     comment_a = comments[0] if len(comments) > 0 else -1
     comment_b = comments[1] if len(comments) > 1 else comment_a
-    size = os.path.getsize(path)
+    path = source.name
+    total, by_position = source.progress(start)
     workers = max(1, min(os.cpu_count() or 1, 8))
     parts_values, parts_floats, parts_flags, parts_starts, parts_numbers = [], [], [], [], []
     token_base = 0
@@ -146,13 +150,14 @@ def tokenize(path: str, *, start: int = 0, first_line: int = 1, comments: bytes 
 
     from apportion.ui import _NullTask
 
-    bar = progress(f"reading {os.path.basename(path)}", total=max(size - start, 1)) \
-        if size - start > PROGRESS_BYTES else contextlib.nullcontext(_NullTask())
-    with open(path, "rb") as handle, bar as task:
-        handle.seek(start)
+    bar = progress(f"reading {os.path.basename(path)}", total=max(total, 1)) \
+        if total is not None and total > PROGRESS_BYTES else contextlib.nullcontext(_NullTask())
+    with source.open(start) as handle, bar as task:
         carry = b""
+        # a plain file's read is short only at its end; a stream's may be short anywhere
+        plain = source.plain_path is not None
         while True:
-            block = handle.read(CHUNK_BYTES)
+            block = handle.read(CHUNK_BYTES) if plain else read_full(handle, CHUNK_BYTES)
             at_end = len(block) < CHUNK_BYTES
             buffer = carry + block
             if not at_end:
@@ -172,10 +177,12 @@ def tokenize(path: str, *, start: int = 0, first_line: int = 1, comments: bytes 
                 results = list(_pool(workers).map(lambda p: _tokenize_piece(p[0], p[1], *args, p[2]), pieces))
             for status, err_line, err_offset, data, values, floats, flags, starts, numbers, next_line in results:
                 if status != K.TOKEN_OK:  # the first piece with an error holds the earliest bad line
-                    text = _token_text(data, err_offset)
+                    raw = _token_bytes(data, err_offset)
+                    if binary_offset(raw) >= 0:
+                        raise InputError("not a text file (binary data)", path=path, line=int(err_line))
                     if status == K.TOKEN_OVERFLOW:
-                        raise InputError(f"number {text!r} is too large", path=path, line=int(err_line))
-                    raise InputError(f"expected {what}, got {text!r}", path=path, line=int(err_line))
+                        raise InputError(f"number {quoted(raw)} is too large", path=path, line=int(err_line))
+                    raise InputError(f"expected {what}, got {quoted(raw)}", path=path, line=int(err_line))
                 parts_values.append(values)
                 if want_float:
                     parts_floats.append(floats)
@@ -184,7 +191,10 @@ def tokenize(path: str, *, start: int = 0, first_line: int = 1, comments: bytes 
                 parts_numbers.append(numbers)
                 token_base += values.shape[0]
             line_no = next_line
-            task.advance(len(buffer))
+            if by_position:
+                task.update(completed=source.raw_position())
+            else:
+                task.advance(len(buffer))
             if at_end:
                 break
     line_start = np.concatenate(parts_starts + [np.array([token_base], dtype=np.int64)])

@@ -29,14 +29,16 @@ from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.graph.io import _parse_kernels as K
 from apportion.graph.io._common import graph_from_pairs, stem, warn_file
+from apportion.graph.io._limits import check_vertex_count
+from apportion.graph.io._source import Source, sourced
 from apportion.graph.io._text import iter_head_lines, read_head, tokenize
 
 _SNAP_HEADER = re.compile(rb"Nodes:\s*(\d+)\s*,?\s*Edges:\s*(\d+)", re.IGNORECASE)
 
 
-def _declared_counts(path: str) -> tuple[int | None, int | None, int | None]:
+def _declared_counts(source: Source) -> tuple[int | None, int | None, int | None]:
     """(N, M, line) from a `# Nodes: N Edges: M` comment in the leading comment block, else Nones."""
-    head = read_head(path)
+    head = read_head(source)
     for number, _, raw in iter_head_lines(head):
         text = raw.strip()
         if not text:
@@ -49,16 +51,26 @@ def _declared_counts(path: str) -> tuple[int | None, int | None, int | None]:
     return None, None, None
 
 
-def read_edgelist(path: str | os.PathLike, *, strict: bool = False, base: int = 0, relabel: bool | None = None,
-                  weighted: bool | None = None, name: str | None = None) -> Graph:
-    """Read an edge list (see the module docstring for every rule). Returns an undirected simple Graph."""
-    path = str(path)
+def read_edgelist(path: str | os.PathLike | Source, *, strict: bool = False, base: int = 0,
+                  relabel: bool | None = None, weighted: bool | None = None, name: str | None = None) -> Graph:
+    """Read an edge list (see the module docstring for every rule). Returns an undirected simple Graph.
+
+    `path` may be compressed (gzip, bzip2, xz: recognised by content), `-` (standard input) or a pipe."""
+    with sourced(path) as source:
+        return _read_edgelist(source, strict, base, relabel, weighted, name)
+
+
+def _read_edgelist(source: Source, strict: bool, base: int, relabel: bool | None, weighted: bool | None,
+                   name: str | None) -> Graph:
+    path = source.name
     if base not in (0, 1):
         raise InputError(f"base must be 0 or 1, got {base}", path=path)
-    if os.path.getsize(path) == 0:
+    if source.is_empty():
         raise InputError("empty file (no edges)", path=path)
-    declared_n, declared_m, header_line = _declared_counts(path)
-    body = tokenize(path, comments=b"#%", keep_blank=False, what="an integer vertex id or weight")
+    declared_n, declared_m, header_line = _declared_counts(source)
+    if declared_n is not None:
+        check_vertex_count(declared_n, path=path, line=header_line, what="the header declares")
+    body = tokenize(source, comments=b"#%", keep_blank=False, what="an integer vertex id or weight")
     counts = body.counts()
     lines = body.lines
     if lines == 0 and declared_n is None:
@@ -116,6 +128,14 @@ def read_edgelist(path: str | os.PathLike, *, strict: bool = False, base: int = 
             n = declared_n
     else:
         n = span
+        if declared_n is None and lines:
+            row = int(np.flatnonzero((ids == top).any(axis=1))[0])
+            try:
+                check_vertex_count(n, path=path, line=int(body.line_number[row]), entries=2 * lines,
+                                   what=f"vertex id {top:,} makes")
+            except InputError as error:
+                raise InputError(error.problem + " — relabel=True (--relabel) numbers the ids that occur "
+                                 "0..n−1", path=path, line=error.line) from None
         if declared_n is not None:
             if span > declared_n:
                 row = int(np.flatnonzero((ids >= declared_n + base).any(axis=1))[0])
@@ -129,7 +149,7 @@ def read_edgelist(path: str | os.PathLike, *, strict: bool = False, base: int = 
 
     return graph_from_pairs(path, np.ascontiguousarray(zero_based[:, 0]), np.ascontiguousarray(zero_based[:, 1]),
                             weights, n, strict=strict, line_of_pair=lambda i: int(line_number[i]), label=label,
-                            name=stem(path) if name is None else name)
+                            name=stem(source.path) if name is None else name)
 
 
 def write_edgelist(graph: Graph, path: str | os.PathLike) -> None:

@@ -24,50 +24,60 @@ from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.graph.io import _parse_kernels as K
 from apportion.graph.io._common import checked_adjacency_graph, stem
+from apportion.graph.io._limits import check_vertex_count
+from apportion.graph.io._source import Source, quoted, sourced
 from apportion.graph.io._text import iter_head_lines, read_head, tokenize
 
 
-def _parse_header(path: str) -> tuple[int, int, int, int, int, int, int, int]:
+def _parse_header(source: Source) -> tuple[int, int, int, int, int, int, int, int]:
     """(n, m, has_size, has_vertex_weights, has_edge_weights, ncon, header line, body offset) of a METIS file."""
-    head = read_head(path)
+    path = source.name
+    head = read_head(source)
     if not head.strip():
         raise InputError("empty file (no METIS header 'n m [fmt [ncon]]')", path=path)
     for number, next_offset, raw in iter_head_lines(head):
         text = raw.strip()
         if not text or text.startswith(b"%"):
             continue
-        shown = text.decode("utf-8", "replace")[:60]
+        shown = quoted(text)
         parts = text.split()
         if not 2 <= len(parts) <= 4 or not all(p.isdigit() for p in parts):
-            raise InputError(f"bad METIS header {shown!r}: expected 'n m [fmt [ncon]]' with non-negative integers",
+            raise InputError(f"bad METIS header {shown}: expected 'n m [fmt [ncon]]' with non-negative integers",
                              path=path, line=number)
         n, m = int(parts[0]), int(parts[1])
         fmt = parts[2].decode() if len(parts) > 2 else "0"
         if len(fmt) > 3 or any(c not in "01" for c in fmt):
-            raise InputError(f"bad METIS header {shown!r}: fmt {fmt!r} must be up to three digits 0/1 "
+            raise InputError(f"bad METIS header {shown}: fmt {fmt!r} must be up to three digits 0/1 "
                              "(sizes, vertex weights, edge weights)", path=path, line=number)
         fmt = fmt.rjust(3, "0")
         has_size, has_vw, has_ew = int(fmt[0]), int(fmt[1]), int(fmt[2])
         ncon = int(parts[3]) if len(parts) > 3 else 1
         if len(parts) > 3 and ncon < 1:
-            raise InputError(f"bad METIS header {shown!r}: ncon must be at least 1", path=path, line=number)
+            raise InputError(f"bad METIS header {shown}: ncon must be at least 1", path=path, line=number)
         if ncon > 1 and not has_vw:
-            raise InputError(f"bad METIS header {shown!r}: ncon = {ncon} but fmt {fmt!r} has no vertex weights",
+            raise InputError(f"bad METIS header {shown}: ncon = {ncon} but fmt {fmt!r} has no vertex weights",
                              path=path, line=number)
         if n > np.iinfo(np.int64).max // 4 or m > np.iinfo(np.int64).max // 4:
-            raise InputError(f"bad METIS header {shown!r}: counts too large", path=path, line=number)
+            raise InputError(f"bad METIS header {shown}: counts too large", path=path, line=number)
         return n, m, has_size, has_vw, has_ew, ncon, number, next_offset
     raise InputError("no METIS header 'n m [fmt [ncon]]' in the first 64 KiB (only comments)", path=path)
 
 
-def read_metis(path: str | os.PathLike, *, strict: bool = False, name: str | None = None) -> Graph:
+def read_metis(path: str | os.PathLike | Source, *, strict: bool = False, name: str | None = None) -> Graph:
     """Read a METIS `.graph` file (every fmt code, ncon ≥ 1, comments, empty lines for isolated vertices).
 
+    `path` may be compressed (gzip, bzip2, xz: recognised by content), `-` (standard input) or a pipe.
     Raises InputError naming the file, line and problem for malformed input (see the module docstring).
     """
-    path = str(path)
-    n, m, has_size, has_vw, has_ew, ncon, header_line, offset = _parse_header(path)
-    body = tokenize(path, start=offset, first_line=header_line + 1, comments=b"%", keep_blank=True,
+    with sourced(path) as source:
+        return _read_metis(source, strict, name)
+
+
+def _read_metis(source: Source, strict: bool, name: str | None) -> Graph:
+    path = source.name
+    n, m, has_size, has_vw, has_ew, ncon, header_line, offset = _parse_header(source)
+    check_vertex_count(n, path=path, line=header_line, what="the header declares")
+    body = tokenize(source, start=offset, first_line=header_line + 1, comments=b"%", keep_blank=True,
                     what="an integer")
     if body.lines < n:
         raise InputError(f"truncated file: the header declares {n:,} vertices but only {body.lines:,} vertex "
@@ -112,7 +122,7 @@ def read_metis(path: str | os.PathLike, *, strict: bool = False, name: str | Non
     return checked_adjacency_graph(
         path, indptr, adjacency, ew if has_ew else None, vertex_weights, strict=strict,
         line_of_vertex=lambda v: int(line_number[v]), label=lambda v: str(v + 1),
-        name=stem(path) if name is None else name)
+        name=stem(source.path) if name is None else name)
 
 
 def metis_text_lines(graph: Graph) -> tuple[str, np.ndarray, np.ndarray]:

@@ -27,32 +27,35 @@ from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.graph.io import _parse_kernels as K
 from apportion.graph.io._common import graph_from_pairs, stem, warn_file
+from apportion.graph.io._limits import check_vertex_count
+from apportion.graph.io._source import Source, quoted, sourced
 from apportion.graph.io._text import iter_head_lines, read_head, tokenize
 
 _FIELDS = ("pattern", "integer", "real", "double")
 _SYMMETRIES = ("general", "symmetric", "skew-symmetric")
 
 
-def _parse_header(path: str):
+def _parse_header(source: Source):
     """(rows, cols, nnz, field, symmetry, size line number, body offset)."""
-    head = read_head(path)
+    path = source.name
+    head = read_head(source)
     if not head.strip():
         raise InputError("empty file (no %%MatrixMarket banner)", path=path)
     lines = iter_head_lines(head)
     number, offset, banner = next(lines)
     words = banner.strip().lower().split()
-    shown = banner.strip().decode("utf-8", "replace")[:80]
+    shown = quoted(banner.strip(), 80)
     if len(words) != 5 or words[0] != b"%%matrixmarket" or words[1] != b"matrix":
-        raise InputError(f"bad Matrix Market banner {shown!r}: expected "
+        raise InputError(f"bad Matrix Market banner {shown}: expected "
                          "'%%MatrixMarket matrix coordinate FIELD SYMMETRY'", path=path, line=1)
     layout, field, symmetry = (w.decode("utf-8", "replace") for w in words[2:])
     if layout != "coordinate":
-        raise InputError(f"Matrix Market layout {layout!r} is not supported (only 'coordinate')", path=path, line=1)
+        raise InputError(f"Matrix Market layout {quoted(words[2], 40)} is not supported (only 'coordinate')", path=path, line=1)
     if field not in _FIELDS:
-        raise InputError(f"Matrix Market field {field!r} is not supported (pattern, integer or real)",
+        raise InputError(f"Matrix Market field {quoted(words[3], 40)} is not supported (pattern, integer or real)",
                          path=path, line=1)
     if symmetry not in _SYMMETRIES:
-        raise InputError(f"Matrix Market symmetry {symmetry!r} is not supported "
+        raise InputError(f"Matrix Market symmetry {quoted(words[4], 40)} is not supported "
                          "(general, symmetric or skew-symmetric)", path=path, line=1)
     for number, offset, raw in lines:
         text = raw.strip()
@@ -60,25 +63,35 @@ def _parse_header(path: str):
             continue
         parts = text.split()
         if len(parts) != 3 or not all(p.isdigit() for p in parts):
-            raise InputError(f"bad Matrix Market size line {text.decode('utf-8', 'replace')[:60]!r}: "
+            raise InputError(f"bad Matrix Market size line {quoted(text)}: "
                              "expected 'rows cols entries'", path=path, line=number)
         rows, cols, nnz = (int(p) for p in parts)
         return rows, cols, nnz, field, symmetry, number, offset
     raise InputError("truncated file: no size line 'rows cols entries' after the banner", path=path)
 
 
-def read_mtx(path: str | os.PathLike, *, strict: bool = False, bipartite: bool = False,
+def read_mtx(path: str | os.PathLike | Source, *, strict: bool = False, bipartite: bool = False,
              name: str | None = None) -> Graph:
-    """Read a coordinate Matrix Market file as an undirected graph (rules in the module docstring)."""
-    path = str(path)
-    rows, cols, nnz, field, symmetry, size_line, offset = _parse_header(path)
+    """Read a coordinate Matrix Market file as an undirected graph (rules in the module docstring).
+
+    `path` may be compressed (gzip, bzip2, xz: recognised by content), `-` (standard input) or a pipe."""
+    with sourced(path) as source:
+        return _read_mtx(source, strict, bipartite, name)
+
+
+def _read_mtx(source: Source, strict: bool, bipartite: bool, name: str | None) -> Graph:
+    path = source.name
+    rows, cols, nnz, field, symmetry, size_line, offset = _parse_header(source)
     if rows != cols and not bipartite:
         raise InputError(f"the matrix is {rows:,}×{cols:,}, not square: use bipartite=True (--bipartite) for "
                          "its row/column graph", path=path, line=size_line)
     if symmetry != "general" and rows != cols:
         raise InputError(f"a {symmetry} matrix must be square, got {rows:,}×{cols:,}", path=path, line=size_line)
+    vertices = rows + cols if bipartite else rows
+    check_vertex_count(vertices, path=path, line=size_line,
+                       what="the size line declares" if not bipartite else "rows + columns make")
     want_float = field in ("real", "double")
-    body = tokenize(path, start=offset, first_line=size_line + 1, comments=b"%", keep_blank=False,
+    body = tokenize(source, start=offset, first_line=size_line + 1, comments=b"%", keep_blank=False,
                     want_float=want_float, what="a number")
     columns = 2 if field == "pattern" else 3
     counts = body.counts()
@@ -152,7 +165,7 @@ def read_mtx(path: str | os.PathLike, *, strict: bool = False, bipartite: bool =
             return str(v + 1)
 
     return graph_from_pairs(path, src, dst, weights, n, strict=strict, line_of_pair=line_of_pair, label=label,
-                            name=stem(path) if name is None else name)
+                            name=stem(source.path) if name is None else name)
 
 
 def write_mtx(graph: Graph, path: str | os.PathLike) -> None:

@@ -9,6 +9,7 @@ InputError, never a broken Graph. Nothing is pickled (`allow_pickle=False`).
 
 from __future__ import annotations
 
+import io
 import os
 import zipfile
 
@@ -19,6 +20,7 @@ from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.graph.io import _parse_kernels as K
 from apportion.graph.io._common import stem
+from apportion.graph.io._source import Source, compression_suffix, is_stdin, sourced
 
 FORMAT = "apportion-graph"
 VERSION = 1
@@ -38,7 +40,12 @@ def write_npz(graph: Graph, path: str | os.PathLike) -> None:
     if graph.vertex_weights is not None:
         arrays["vertex_weights"] = graph.vertex_weights
     with atomic_output(path, "wb") as handle:
-        np.savez(handle, **arrays)
+        if is_stdin(path) or compression_suffix(path):  # a zip archive seeks back: build it in memory first
+            buffer = io.BytesIO()
+            np.savez(buffer, **arrays)
+            handle.write(buffer.getbuffer())
+        else:
+            np.savez(handle, **arrays)
 
 
 def _integer_array(archive, key: str, path: str, ndim: tuple[int, ...]) -> np.ndarray:
@@ -51,16 +58,24 @@ def _integer_array(archive, key: str, path: str, ndim: tuple[int, ...]) -> np.nd
     return np.ascontiguousarray(arr, dtype=np.int64)
 
 
-def read_npz(path: str | os.PathLike, *, strict: bool = False, name: str | None = None) -> Graph:
-    """Load and validate a graph written by `write_npz` (strict has no effect: a valid file has no loops)."""
-    path = str(path)
-    if os.path.getsize(path) == 0:
+def read_npz(path: str | os.PathLike | Source, *, strict: bool = False, name: str | None = None) -> Graph:
+    """Load and validate a graph written by `write_npz` (strict has no effect: a valid file has no loops).
+
+    `path` may be compressed (gzip, bzip2, xz: recognised by content), `-` (standard input) or a pipe; those
+    are read into memory first (a zip archive needs random access)."""
+    with sourced(path) as source:
+        return _read_npz(source, name)
+
+
+def _read_npz(source: Source, name: str | None) -> Graph:
+    path = source.name
+    if source.is_empty():
         raise InputError("empty file (not an .npz archive)", path=path)
-    with open(path, "rb") as handle:
-        if handle.read(4) != b"PK\x03\x04":
-            raise InputError("not a valid .npz archive (no zip signature at the start)", path=path)
+    if source.head(4) != b"PK\x03\x04":
+        raise InputError("not a valid .npz archive (no zip signature at the start)", path=path)
     try:
-        archive = np.load(path, allow_pickle=False)
+        archive = np.load(source.plain_path if source.plain_path is not None else io.BytesIO(source.read_all()),
+                          allow_pickle=False)
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as error:
         raise InputError(f"not a valid .npz archive ({type(error).__name__}: {error})", path=path) from None
     if not isinstance(archive, np.lib.npyio.NpzFile):
@@ -79,7 +94,7 @@ def read_npz(path: str | os.PathLike, *, strict: bool = False, name: str | None 
             indices = _integer_array(archive, "indices", path, (1,))
             ew = _integer_array(archive, "edge_weights", path, (1,)) if "edge_weights" in keys else None
             vw = _integer_array(archive, "vertex_weights", path, (1, 2)) if "vertex_weights" in keys else None
-            label = str(archive["name"]) if "name" in keys else stem(path)
+            label = str(archive["name"]) if "name" in keys else stem(source.path)
         except (zipfile.BadZipFile, ValueError, OSError, EOFError) as error:
             raise InputError(f"damaged .npz archive ({type(error).__name__}: {error})", path=path) from None
     if indptr.shape[0] < 1:

@@ -8,6 +8,8 @@ import numpy as np
 
 from apportion._atomic import atomic_output
 from apportion.errors import InputError
+from apportion.graph.io._limits import INT32_MAX, check_memory
+from apportion.graph.io._source import is_stdin, sourced
 
 
 def write_partition(path: str | os.PathLike, assignment: np.ndarray) -> None:
@@ -23,14 +25,18 @@ def read_partition(path: str | os.PathLike, n: int | None = None) -> np.ndarray:
     """Read a `.part` file: one non-negative integer block id per line, line i for vertex i.
 
     Checks the line count against n (when given). Vectorised (Numba tokenizer); errors are InputErrors naming
-    the file and line: a non-integer token, a line with no id or several, a negative id, a wrong line count.
+    the file and line: a non-integer token, a line with no id or several, a negative id, a block id of 2^31 or
+    more (METIS's 32-bit ids; k-sized arrays must also fit in memory), a wrong line count. `path` may be
+    compressed, `-` (standard input) or a pipe.
     """
-    from apportion.graph.io._text import tokenize
+    from apportion.graph.io._text import tokenize  # Numba: only when a file is read
 
-    path = str(path)
-    if os.path.isdir(path):
-        raise InputError("is a directory, not a partition file", path=path)
-    body = tokenize(path, comments=b"", keep_blank=True, what="an integer block id")
+    if not is_stdin(path) and os.path.isdir(str(path)):
+        raise InputError("is a directory, not a partition file", path=str(path))
+    with sourced(path) as source:
+        source.text_head()
+        body = tokenize(source, comments=b"", keep_blank=True, what="an integer block id")
+    path = source.name
     counts = body.counts()
     wrong = np.flatnonzero(counts != 1)
     if wrong.size:
@@ -42,6 +48,14 @@ def read_partition(path: str | os.PathLike, n: int | None = None) -> np.ndarray:
     if negative.size:
         k = int(negative[0])
         raise InputError(f"negative block id {int(values[k])}", path=path, line=int(body.line_number[k]))
+    if values.size:
+        top = int(values.max())
+        line = int(body.line_number[int(np.argmax(values))])
+        if top > INT32_MAX - 1:
+            raise InputError(f"block id {top:,} is too large (block ids must be below {INT32_MAX:,})", path=path,
+                             line=line)
+        # the metrics hold a few k-sized int64/float64 arrays (block weights, targets, sizes, connectivity)
+        check_memory(4 * 8 * (top + 1), f"block id {top:,} (k = {top + 1:,} blocks)", path=path, line=line)
     if n is not None and values.shape[0] != n:
         raise InputError(f"partition has {values.shape[0]:,} lines but the graph has {n:,} vertices", path=path)
     return values
