@@ -24,6 +24,7 @@ import numba
 import numpy as np
 
 from apportion.apps import _mst_kernels as kernels
+from apportion.checks import check_threads
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 
@@ -90,14 +91,10 @@ def numba_threads(threads: int | None) -> Iterator[int]:
     if threads is None:
         yield previous
         return
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
-        raise InputError(f"threads must be a positive integer, got {threads!r}")
-    limit = numba.config.NUMBA_NUM_THREADS
-    if not 1 <= int(threads) <= limit:
-        raise InputError(f"threads must be between 1 and {limit} (the Numba thread pool size), got {threads}")
-    numba.set_num_threads(int(threads))
+    threads = check_threads(threads)
+    numba.set_num_threads(threads)
     try:
-        yield int(threads)
+        yield threads
     finally:
         numba.set_num_threads(previous)
 

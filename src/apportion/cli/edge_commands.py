@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from apportion.checks import check_imbalance, check_k, check_seed
 from apportion.cli.common import add_command, emit_json, load_graph, print_table
 from apportion.errors import InputError
 from apportion.ui import progress
@@ -80,6 +81,9 @@ def _method_options(args) -> dict:
 def _edge_partition(args) -> int:
     from apportion.partitioning.edge.api import edge_partition
 
+    imbalance = check_imbalance(args.imbalance, name="--imbalance")
+    seed = check_seed(args.seed, name="--seed")
+    options = _method_options(args)
     if args.from_matrix:
         import warnings
 
@@ -90,9 +94,9 @@ def _edge_partition(args) -> int:
             graph = read_graph(args.graph, format="mtx", bipartite=True)
     else:
         graph = load_graph(args.graph)
+    check_k(args.k, max(graph.m, 1), what="edges", name="-k")
     with progress(f"{args.method}: {graph.m:,} edges into {args.k} parts"):
-        result = edge_partition(graph, args.k, method=args.method, imbalance=args.imbalance, seed=args.seed,
-                                **_method_options(args))
+        result = edge_partition(graph, args.k, method=args.method, imbalance=imbalance, seed=seed, **options)
     if args.output:
         from apportion._atomic import atomic_output
 
@@ -116,10 +120,10 @@ def _edge_partition(args) -> int:
 def _spmv(args) -> int:
     from apportion.apps.spmv import spmv
 
-    if args.imbalance < 0:
-        raise InputError(f"imbalance must be ≥ 0, got {args.imbalance}")
+    imbalance = check_imbalance(args.imbalance, name="--imbalance")
+    seed = check_seed(args.seed, name="--seed")
     with progress(f"spmv over {args.k} parts ({args.method})"):
-        report = spmv(args.matrix, args.k, method=args.method, imbalance=args.imbalance, seed=args.seed,
+        report = spmv(args.matrix, args.k, method=args.method, imbalance=imbalance, seed=seed,
                       repeats=args.repeats, **_method_options(args))
     summary = report.to_dict()
     if args.json:

@@ -14,6 +14,7 @@ import time
 import warnings
 from typing import Iterator
 
+from apportion.checks import check_seed, check_shares, integer
 from apportion.cli.common import add_command, emit_json, parse_number_list, print_table
 from apportion.errors import InputError
 from apportion.ui import progress
@@ -113,6 +114,7 @@ def run_generate(args: argparse.Namespace) -> int:
     from apportion.graph.io import format_of, write_graph
 
     format_of(args.output)  # an unknown extension fails before any work
+    check_seed(args.seed, name="--seed")
     options = {}
     for key in ("order", "radius", "rows", "cols", "scale", "edge_factor", "p", "avg_degree", "m_attach"):
         value = getattr(args, key)
@@ -212,15 +214,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from apportion.graph.io.partfile import read_partition
     from apportion.graph.metrics import vertex_partition_metrics
 
-    with _reported_warnings():
-        graph = _read(args, args.graph)
-    assignment = read_partition(args.partfile, n=graph.n)
+    k = None if args.k is None else integer(args.k, "--k (the number of blocks)", low=1)
     targets = None
     if args.targets is not None:
         targets = parse_number_list(args.targets, "--targets")
-    k = args.k
-    if k is not None and targets is not None and k != len(targets):
-        raise InputError(f"--k {k} disagrees with the {len(targets)} --targets")
+        check_shares(targets, k, name="--targets", allow_zero=True, k_name="--k")
+    with _reported_warnings():
+        graph = _read(args, args.graph)
+    assignment = read_partition(args.partfile, n=graph.n)
     if k is None and targets is not None:
         k = len(targets)
     if k is not None and assignment.size and int(assignment.max()) >= k:

@@ -6,6 +6,7 @@ import argparse
 
 import numpy as np
 
+from apportion.checks import check_seed, check_shares, integer
 from apportion.cli.common import add_command, emit_json, parse_number_list, print_table
 from apportion.errors import InputError
 from apportion.ui import progress
@@ -77,7 +78,7 @@ def register(subparsers) -> None:
 def _grid(args: argparse.Namespace) -> int:
     from apportion.partitioning.grid import partition_grid
 
-    speeds = parse_number_list(args.speeds, "--speeds")
+    speeds = check_shares(parse_number_list(args.speeds, "--speeds"), name="--speeds", normalise=False)
     rect = partition_grid(args.rows, args.cols, speeds, method=args.method, sigma=args.sigma,
                           bandwidth=args.bandwidth, item_bytes=args.item_bytes)
     if args.plot:
@@ -156,8 +157,8 @@ def _perf_build(args: argparse.Namespace) -> int:
 
     if not str(args.output).endswith((".json", ".npz")):
         raise InputError("-o: table file must end in .json or .npz")
-    if args.processors is not None and args.processors < 1:
-        raise InputError("--processors must be ≥ 1")
+    if args.processors is not None:
+        integer(args.processors, "--processors", low=1)
     options = bench_options(args.preset, samples=args.samples, min_sample_s=args.min_sample_s,
                             statistic=args.statistic, clock=args.clock)
     platform = resolve_platform(args.platform)
@@ -225,6 +226,7 @@ def _stencil(args: argparse.Namespace) -> int:
     from apportion.platform import resolve_platform
 
     rows, cols = parse_grid(args.grid)
+    check_seed(args.seed, name="--seed")
     tables = None
     if args.tables:
         from apportion.perfmodel.bench import load_table

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from apportion.cli.common import add_command, emit_json, load_graph, parse_number_list, print_table
-from apportion.errors import InputError
+from apportion.checks import check_imbalance, check_k, check_seed, check_shares, check_threads, integer
 
 
 def register(subparsers) -> None:
@@ -39,14 +39,19 @@ def run_partition(args: argparse.Namespace) -> int:
     from apportion.graph.io.partfile import write_partition
     from apportion.partitioning.vertex.multilevel import partition
 
+    # every argument is checked before the graph is read, so a mistake costs no reading time
+    integer(args.k, "--k", low=1)
+    imbalance = check_imbalance(args.imbalance, name="--imbalance")
+    seed = check_seed(args.seed, name="--seed")
+    threads = check_threads(args.threads, name="--threads")
     targets = None
     if args.targets is not None:
         targets = parse_number_list(args.targets, "--targets")
-    if args.threads is not None and args.threads < 1:
-        raise InputError(f"--threads must be at least 1, got {args.threads}")
+        check_shares(targets, args.k, name="--targets", k_name="--k")
     graph = load_graph(args.graph)
-    result = partition(graph, args.k, targets=targets, imbalance=args.imbalance, seed=args.seed,
-                       preset=args.preset, threads=args.threads)
+    check_k(args.k, graph.n, name="--k")
+    result = partition(graph, args.k, targets=targets, imbalance=imbalance, seed=seed,
+                       preset=args.preset, threads=threads)
     if args.output:
         write_partition(args.output, result.assignment)
     report = result.to_dict()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from apportion.checks import check_seed, integer
 from apportion.cli.common import add_command, emit_json
 from apportion.errors import InputError
 from apportion.ui import progress
@@ -62,8 +63,8 @@ def run_schedule_command(args: argparse.Namespace) -> int:
     from apportion.schedule.policies import make_policy
     from apportion.schedule.workloads import DEFAULT_SIZE, build_workload
 
-    if args.rounds < 1:
-        raise InputError(f"--rounds: must be >= 1, got {args.rounds}")
+    integer(args.rounds, "--rounds", low=1)
+    check_seed(args.seed, name="--seed")
     options = {"fraction": args.fraction} if args.policy.startswith("qilin") else {}
     policy = make_policy(args.policy, **options)  # unknown policy -> InputError before any work
     from apportion.schedule.workloads import WORKLOADS

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from apportion._arrays import sorted_distinct
+from apportion.checks import check_shares, integer
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 
@@ -116,11 +117,7 @@ def _check_assignment(assignment: Any, length: int, k: int | None, what: str, co
             raise InputError(f"{what} must hold integer block ids, got dtype {a.dtype}")
     a = np.ascontiguousarray(a, dtype=np.int64)
     if k is not None:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-            raise InputError(f"k must be an integer, got {k!r}")
-        k = int(k)
-        if k < 1:
-            raise InputError(f"k must be at least 1, got {k}")
+        k = integer(k, "k", low=1)
     if a.size:
         low, high = int(a.min()), int(a.max())
         if low < 0:
@@ -138,7 +135,7 @@ def _check_assignment(assignment: Any, length: int, k: int | None, what: str, co
 
 def _check_targets(targets: Any, k: int, ncon: int) -> np.ndarray:
     """Relative block sizes → fractions of shape (k, ncon); a (k,) vector applies to every constraint."""
-    t = np.asarray(targets, dtype=np.float64) if not isinstance(targets, np.ndarray) else targets.astype(np.float64)
+    t = check_shares(targets, name="targets", allow_zero=True, normalise=False)
     if t.ndim == 1:
         if t.shape[0] != k:
             raise InputError(f"targets has {t.shape[0]} entries but k = {k}")
@@ -148,15 +145,7 @@ def _check_targets(targets: Any, k: int, ncon: int) -> np.ndarray:
             raise InputError(f"targets must have shape ({k},) or ({k}, {ncon}), got {t.shape}")
     else:
         raise InputError(f"targets must be a vector of length k = {k}, got shape {t.shape}")
-    if not np.all(np.isfinite(t)):
-        raise InputError("targets must be finite numbers")
-    if np.any(t < 0):
-        raise InputError(f"targets must be non-negative; entry {int(np.flatnonzero((t < 0).any(axis=1))[0])} "
-                         "is negative")
-    sums = t.sum(axis=0)
-    if np.any(sums <= 0):
-        raise InputError("targets must not all be zero")
-    return t / sums
+    return check_shares(t, k, allow_zero=True)
 
 
 def vertex_partition_metrics(graph: Graph, assignment: Any, k: int | None = None,

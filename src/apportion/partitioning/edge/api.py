@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from apportion.checks import check_imbalance, check_k, check_seed, check_threads
 from apportion.errors import InputError
 from apportion.partitioning.edge.balance import rebalance
 from apportion.partitioning.edge.incidence import edge_incidence
@@ -28,17 +29,9 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
         raise InputError(f"expected an apportion Graph, got {type(graph).__name__}")
     if method not in METHOD_OPTIONS:
         raise InputError(f"unknown edge-partitioning method {method!r}; choose from {', '.join(METHODS)}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise InputError(f"k must be an integer, got {k!r}")
-    if k < 1:
-        raise InputError(f"k must be at least 1, got {k}")
-    if k > max(graph.m, 1):
-        raise InputError(f"k = {k} exceeds the number of edges m = {graph.m}")
-    if not isinstance(imbalance, (int, float, np.integer, np.floating)) or isinstance(imbalance, bool) \
-            or not math.isfinite(imbalance) or imbalance < 0:
-        raise InputError(f"imbalance must be a finite number ≥ 0, got {imbalance!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise InputError(f"seed must be an integer, got {seed!r}")
+    check_k(k, max(graph.m, 1), what="edges")
+    check_imbalance(imbalance)
+    check_seed(seed)
     allowed = METHOD_OPTIONS[method]
     for name in options:
         if name not in allowed:
@@ -67,8 +60,7 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
             and opts.vertex_preset not in ("fast", "default", "strong"):
         raise InputError(f"vertex_preset must be fast, default, strong or a PartitionOptions, "
                          f"got {opts.vertex_preset!r}")
-    if opts.threads is not None and not (isinstance(opts.threads, int) and opts.threads >= 1):
-        raise InputError(f"threads must be a positive integer, got {opts.threads!r}")
+    check_threads(opts.threads)
     return opts
 
 
