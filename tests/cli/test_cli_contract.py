@@ -79,3 +79,34 @@ def test_seed_at_the_documented_bound_is_accepted(cycle, capsys):
     for argv in (["partition", cycle, "-k", "2"], ["edge-partition", cycle, "-k", "2", "--method", "spac"]):
         code, _out, err = _run(capsys, *argv, "--seed", str(2**32 - 1), "--json")
         assert code == 0, err
+
+
+# ---------------------------------------------------------------------------------------------- number lists
+from apportion.cli.common import MAX_LIST_ENTRIES, parse_number_list  # noqa: E402
+from apportion.errors import InputError  # noqa: E402
+
+
+@pytest.mark.parametrize("text,expected", [("4,2,1,1", [4, 2, 1, 1]), ("2x3,1x2", [2, 2, 2, 1, 1]),
+                                           ("2×2", [2, 2]), (" 1, 2 ", [1, 2]), ("1.5x1", [1.5])])
+def test_number_lists_keep_the_count_syntax(text, expected):
+    assert parse_number_list(text, "--speeds") == expected
+
+
+@pytest.mark.parametrize("text,fragment", [("1,,2", "entry 2 of '1,,2' is empty"), ("1,2,", "entry 3"),
+                                           (",1", "entry 1"), ("", "empty list"), ("2x0", "at least 1"),
+                                           ("2x1000000000000", f"more than {MAX_LIST_ENTRIES:,}"),
+                                           ("a", "cannot read 'a'"), ("2x3x4", "cannot read")])
+def test_number_lists_refuse_empty_entries_and_huge_counts(text, fragment):
+    with pytest.raises(InputError) as info:
+        parse_number_list(text, "--speeds")
+    assert str(info.value).startswith("--speeds: ") and fragment in str(info.value)
+
+
+@pytest.mark.parametrize("argv", [["grid", "10", "10", "--speeds", "1,,2"],
+                                  ["partition", "G", "-k", "2", "--targets", "1,"],
+                                  ["evaluate", "G", "P", "--targets", ",1,1"]])
+def test_empty_list_entries_are_refused_by_every_command(argv, cycle, tmp_path, capsys):
+    names = {"G": cycle, "P": tmp_path / "cycle.part"}
+    code, out, err = _run(capsys, *[names.get(a, a) for a in argv])
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "is empty" in err

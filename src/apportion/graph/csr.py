@@ -21,6 +21,30 @@ from apportion.errors import InputError
 
 INT32_MAX = np.iinfo(np.int32).max
 
+#: the largest total weight a graph may have, per vertex-weight constraint and over the stored (twice counted)
+#: edge entries: 2^62 leaves the partitioners' int64 sums (block weights, cuts, limits (1 + ε)·share·W) room
+#: without overflow; a graph beyond it is refused rather than reported with wrapped, negative totals
+MAX_TOTAL_WEIGHT = 2**62
+
+
+def _check_total_weight(weights: np.ndarray | None, what: str) -> None:
+    """InputError when a column sum of int64 `weights` exceeds MAX_TOTAL_WEIGHT. A plain NumPy int64 sum would
+    wrap silently, so the sum is taken exactly when max · count could reach the limit: each weight split into
+    its high and low 31 bits, two int64 sums that cannot overflow (fewer than 2^31 rows), joined in Python."""
+    if weights is None or weights.size == 0:
+        return
+    rows = weights.shape[0]
+    if int(weights.max()) <= MAX_TOTAL_WEIGHT // rows:
+        return
+    columns = weights.reshape(rows, -1)
+    for c in range(columns.shape[1]):
+        column = columns[:, c]
+        total = (int((column >> 31).sum()) << 31) + int((column & ((1 << 31) - 1)).sum())
+        if total > MAX_TOTAL_WEIGHT:
+            which = f" (constraint {c})" if columns.shape[1] > 1 else ""
+            raise InputError(f"{what}{which} add up to {total}, beyond the supported total of 2^62 "
+                             f"({MAX_TOTAL_WEIGHT}); scale the weights down")
+
 
 def index_dtype(n: int) -> np.dtype:
     """The dtype of neighbour ids for a graph with n vertices."""
@@ -74,6 +98,8 @@ class Graph:
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        _check_total_weight(self.vertex_weights, "vertex weights")
+        _check_total_weight(self.edge_weights, "edge weights (each edge counted from both ends)")
         for arr in (self.indptr, self.indices, self.vertex_weights, self.edge_weights):
             if arr is not None:
                 arr.setflags(write=False)

@@ -57,6 +57,11 @@ EXPECTED: dict[str, tuple[bytes | str, int | None, str]] = {
     "metis_missing_vertex_weights.graph": ("3 2 10 2\n1 1 2\n1\n1 1 2\n", 3, "vertex weights"),
     "metis_negative_vertex_weight.graph": ("2 1 10\n-1 2\n1 1\n", 2, "vertex weight"),
     "metis_binary_garbage.graph": (b"\x00\x01\x02\xffgarbage\n", 1, "header"),
+    # weights that each fit int64 but whose total does not fit (2^62 is the limit): refused, never a wrapped total
+    "metis_vertex_weight_total_overflow.graph": ("2 1 10\n4611686018427387904 2\n5 1\n", None,
+                                                 "vertex weights add up to"),
+    "metis_edge_weight_total_overflow.graph": ("3 2 1\n2 3000000000000000000\n1 3000000000000000000 3 1\n2 1\n",
+                                               None, "edge weights"),
     "strict_metis_self_loop.graph": ("2 2\n1 2\n2 1\n", 2, "self-loop"),
     # ---------------------------------------------------------------- Matrix Market
     "mtx_empty.mtx": ("", None, "empty"),

@@ -85,7 +85,10 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, strict: bo
         from apportion.graph.io.edgelist import read_edgelist as reader
     else:
         from apportion.graph.io.npz import read_npz as reader
-    return reader(path, strict=strict, **kwargs)
+    try:
+        return reader(path, strict=strict, **kwargs)
+    except InputError as error:  # a check of the Graph itself (weight totals) does not know the file
+        raise error.at(path) from None
 
 
 def write_graph(graph: Graph, path: str | os.PathLike, *, format: str | None = None) -> None:
