@@ -73,3 +73,42 @@ def test_error_in_a_pool_thread_reaches_the_caller():
             run_chunked(kernel, 4)
     finally:
         numba.set_num_threads(previous)
+
+
+def test_interrupt_while_waiting_still_waits_for_the_running_thread():
+    """Ctrl-C (KeyboardInterrupt in the main thread) during the wait for the pool: the call stops only once the
+    pool thread's kernel is done, so no thread writes into the arrays after the interrupt reaches the caller
+    (the previous code stopped waiting at once)."""
+    import os
+    import signal
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs two Numba threads")
+    started, release, finished = threading.Event(), threading.Event(), threading.Event()
+
+    def kernel(first, stride, chunks):
+        if first == 1:
+            started.set()
+            release.wait()
+            finished.set()
+
+    def interrupt_then_release():
+        started.wait()
+        os.kill(os.getpid(), signal.SIGINT)   # handled in the main thread, which waits for the pool
+        time.sleep(0.2)                       # (ordering only: the interrupt lands while the kernel runs)
+        release.set()
+
+    previous_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(2)
+    helper = threading.Thread(target=interrupt_then_release)
+    helper.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_chunked(kernel, 2)
+        assert finished.is_set()
+    finally:
+        release.set()
+        helper.join()
+        numba.set_num_threads(previous)
+        signal.signal(signal.SIGINT, previous_handler)

@@ -3,18 +3,55 @@
 Every command group lives in its own module with a `register(subparsers)` function that adds its commands;
 each command's handler takes the parsed arguments and returns an exit status. This module owns the exit-code
 contract: 0 success, 2 bad input (`InputError`, argparse errors, a missing file) with one line on stderr and no
-traceback, 1 internal error. Set APPORTION_DEBUG=1 to see tracebacks.
+traceback, 1 internal error, 130 interrupted (Ctrl-C, at any moment: one line `apportion: interrupted`).
+Set APPORTION_DEBUG=1 to see tracebacks.
+
+Ctrl-C is handled from this module's first lines on, before the heavy imports: until `main` has entered the
+block that cleans up after a command, an interrupt writes its line and exits 130 at once (nothing has been
+written yet); inside it, the first interrupt raises KeyboardInterrupt so that partial outputs are removed
+(outputs are written atomically), and whatever error that surfaces as (a KeyboardInterrupt, or a SystemError
+from a compiled call that saw it) is reported as the interrupt. A second Ctrl-C exits at once.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
+import signal
 import sys
 
-from apportion import __version__
-from apportion.errors import InputError, UnavailableError
+
+class _Interrupts:
+    """What the SIGINT handler knows: how many interrupts arrived, and whether a command runs (armed)."""
+
+    count = 0
+    armed = False
+
+
+def _on_sigint(signum, frame) -> None:
+    _Interrupts.count += 1
+    if _Interrupts.armed and _Interrupts.count == 1:
+        raise KeyboardInterrupt
+    # imports or argument parsing (nothing to clean up), or a second Ctrl-C (the user insists): leave now
+    os.write(2, b"apportion: interrupted\n")
+    os._exit(130)
+
+
+def _install_sigint_handler():
+    """Install the handler; returns the previous one (None when not in the main thread, which keeps its own)."""
+    try:
+        return signal.signal(signal.SIGINT, _on_sigint)
+    except ValueError:  # signal handlers can only be set in the main thread
+        return None
+
+
+if __name__ == "__main__":  # `python -m apportion.cli.main`: before the imports below, which take a while
+    _install_sigint_handler()
+
+import argparse  # noqa: E402 - after the handler on purpose
+import importlib  # noqa: E402
+
+from apportion import __version__  # noqa: E402
+from apportion.errors import InputError, UnavailableError  # noqa: E402
 
 COMMAND_MODULES = (
     "apportion.cli.graph_commands",      # generate, info, convert, evaluate
@@ -49,18 +86,50 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "handler", None) is None:
-        parser.print_help()
-        return 2
-    from apportion import ui
-
-    ui.set_quiet(getattr(args, "quiet", False) or getattr(args, "json", False))
-    debug = bool(os.environ.get("APPORTION_DEBUG"))
+    previous = _install_sigint_handler()
+    _Interrupts.count = 0
     try:
+        return _main(argv)
+    except KeyboardInterrupt:  # one that arrived while an error was being reported
+        sys.stderr.write("apportion: interrupted\n")
+        return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _caused_by_interrupt(error: BaseException) -> bool:
+    """True when an interrupt arrived during the command, or `error` was raised while handling one (a
+    KeyboardInterrupt inside a compiled call can surface as `SystemError: ... returned a result with an
+    exception set`)."""
+    if _Interrupts.count:
+        return True
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _main(argv: list[str] | None) -> int:
+    debug = bool(os.environ.get("APPORTION_DEBUG"))
+    _Interrupts.armed = True
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if getattr(args, "handler", None) is None:
+            parser.print_help()
+            return 2
+        from apportion import ui
+
+        ui.set_quiet(getattr(args, "quiet", False) or getattr(args, "json", False))
         status = args.handler(args)
         return int(status or 0)
+    except KeyboardInterrupt:
+        sys.stderr.write("apportion: interrupted\n")
+        return 130
     except InputError as error:
         if debug:
             raise
@@ -87,17 +156,19 @@ def main(argv: list[str] | None = None) -> int:
             raise
         sys.stderr.write(f"apportion: error: {error}\n")
         return 2
-    except KeyboardInterrupt:
-        sys.stderr.write("apportion: interrupted\n")
-        return 130
     except BrokenPipeError:
         return 0
     except Exception as error:  # noqa: BLE001 - the contract: internal failures exit 1 with one line
+        if _caused_by_interrupt(error):
+            sys.stderr.write("apportion: interrupted\n")
+            return 130
         if debug:
             raise
         sys.stderr.write(f"apportion: internal error: {type(error).__name__}: {error} "
                          "(set APPORTION_DEBUG=1 for a traceback)\n")
         return 1
+    finally:
+        _Interrupts.armed = False
 
 
 if __name__ == "__main__":
