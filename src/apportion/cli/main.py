@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import warnings
 
 
 class _Interrupts:
@@ -85,8 +86,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """warnings.showwarning for the command line: `apportion: warning: …`, one line, no source path."""
+    lines = str(message).strip().splitlines()
+    sys.stderr.write(f"apportion: warning: {lines[0] if lines else category.__name__}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line `argv` (default sys.argv[1:]); returns the exit status. While it runs, SIGINT and
+    the display of warnings are the command line's (both restored on return)."""
     previous = _install_sigint_handler()
+    previous_show = warnings.showwarning
+    warnings.showwarning = _show_warning
     _Interrupts.count = 0
     try:
         return _main(argv)
@@ -94,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("apportion: interrupted\n")
         return 130
     finally:
+        warnings.showwarning = previous_show
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
 
