@@ -110,3 +110,39 @@ def test_empty_list_entries_are_refused_by_every_command(argv, cycle, tmp_path, 
     code, out, err = _run(capsys, *[names.get(a, a) for a in argv])
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "is empty" in err
+
+
+# ---------------------------------------------------------------------------------------------- the error table
+import apportion.cli.graph_commands as graph_commands  # noqa: E402
+from apportion.errors import UnavailableError  # noqa: E402
+
+
+@pytest.mark.parametrize("error,line,status", [
+    (InputError("bad k", path="g.graph"), "apportion: error: g.graph: bad k\n", 2),
+    (UnavailableError("no GPU"), "apportion: error: no GPU\n", 2),
+    (FileNotFoundError(2, "No such file", "x.graph"), "apportion: error: x.graph: no such file\n", 2),
+    (IsADirectoryError(21, "Is a directory", "d"), "apportion: error: d: is a directory\n", 2),
+    (PermissionError(13, "Permission denied", "p"), "apportion: error: p: permission denied\n", 2),
+    (KeyboardInterrupt(), "apportion: interrupted\n", 130),
+    (BrokenPipeError(32, "Broken pipe"), "", 0),
+    (ZeroDivisionError("oops"), "apportion: internal error: ZeroDivisionError: oops "
+                                "(set APPORTION_DEBUG=1 for a traceback)\n", 1),
+])
+def test_every_exception_has_one_line_and_its_status(error, line, status, monkeypatch, capsys):
+    def handler(args):
+        raise error
+
+    monkeypatch.delenv("APPORTION_DEBUG", raising=False)
+    monkeypatch.setattr(graph_commands, "run_info", handler)
+    code, out, err = _run(capsys, "info", "whatever.graph")
+    assert (code, out, err) == (status, "", line)
+
+
+def test_debug_shows_the_traceback_of_errors_only(monkeypatch):
+    def handler(args):
+        raise InputError("bad")
+
+    monkeypatch.setenv("APPORTION_DEBUG", "1")
+    monkeypatch.setattr(graph_commands, "run_info", handler)
+    with pytest.raises(InputError):
+        main(["info", "whatever.graph"])

@@ -50,6 +50,7 @@ if __name__ == "__main__":  # `python -m apportion.cli.main`: before the imports
 
 import argparse  # noqa: E402 - after the handler on purpose
 import importlib  # noqa: E402
+from typing import Any, Callable  # noqa: E402
 
 from apportion import __version__  # noqa: E402
 from apportion.errors import InputError, UnavailableError  # noqa: E402
@@ -125,8 +126,36 @@ def _caused_by_interrupt(error: BaseException) -> bool:
     return False
 
 
+def _os_path(error: OSError) -> str:
+    return str(error.filename) if error.filename else str(error)
+
+
+#: The exit-code contract as one table: the first row whose exception class matches decides the line written
+#: to stderr (after "apportion: "; None writes nothing) and the exit status. Specific classes come first.
+ERRORS: tuple[tuple[type[BaseException], Callable[[Any], str | None], int], ...] = (
+    (KeyboardInterrupt, lambda e: "interrupted", 130),
+    (BrokenPipeError, lambda e: None, 0),  # the reader of stdout went away (`… | head`): not a failure
+    (InputError, lambda e: f"error: {e}", 2),
+    (UnavailableError, lambda e: f"error: {e}", 2),
+    (FileNotFoundError, lambda e: f"error: {_os_path(e)}: no such file", 2),
+    (IsADirectoryError, lambda e: f"error: {_os_path(e)}: is a directory", 2),
+    (PermissionError, lambda e: f"error: {_os_path(e)}: permission denied", 2),
+    (Exception, lambda e: f"internal error: {type(e).__name__}: {e} (set APPORTION_DEBUG=1 for a traceback)", 1),
+)
+
+
+def report(error: BaseException) -> tuple[str | None, int]:
+    """The stderr line (without the "apportion: " prefix) and exit status for `error`, by ERRORS; anything
+    raised while an interrupt is pending counts as the interrupt."""
+    if _caused_by_interrupt(error):
+        return "interrupted", 130
+    for kind, message, status in ERRORS:
+        if isinstance(error, kind):
+            return message(error), status
+    raise error  # a BaseException outside the table (SystemExit from argparse): not ours to report
+
+
 def _main(argv: list[str] | None) -> int:
-    debug = bool(os.environ.get("APPORTION_DEBUG"))
     _Interrupts.armed = True
     try:
         parser = build_parser()
@@ -139,46 +168,13 @@ def _main(argv: list[str] | None) -> int:
         ui.set_quiet(getattr(args, "quiet", False) or getattr(args, "json", False))
         status = args.handler(args)
         return int(status or 0)
-    except KeyboardInterrupt:
-        sys.stderr.write("apportion: interrupted\n")
-        return 130
-    except InputError as error:
-        if debug:
+    except (KeyboardInterrupt, Exception) as error:  # noqa: BLE001 - the contract: every failure, one line
+        message, status = report(error)
+        if status in (1, 2) and os.environ.get("APPORTION_DEBUG"):
             raise
-        sys.stderr.write(f"apportion: error: {error}\n")
-        return 2
-    except FileNotFoundError as error:
-        if debug:
-            raise
-        name = error.filename if error.filename else str(error)
-        sys.stderr.write(f"apportion: error: {name}: no such file\n")
-        return 2
-    except IsADirectoryError as error:
-        if debug:
-            raise
-        sys.stderr.write(f"apportion: error: {error.filename}: is a directory\n")
-        return 2
-    except PermissionError as error:
-        if debug:
-            raise
-        sys.stderr.write(f"apportion: error: {error.filename}: permission denied\n")
-        return 2
-    except UnavailableError as error:
-        if debug:
-            raise
-        sys.stderr.write(f"apportion: error: {error}\n")
-        return 2
-    except BrokenPipeError:
-        return 0
-    except Exception as error:  # noqa: BLE001 - the contract: internal failures exit 1 with one line
-        if _caused_by_interrupt(error):
-            sys.stderr.write("apportion: interrupted\n")
-            return 130
-        if debug:
-            raise
-        sys.stderr.write(f"apportion: internal error: {type(error).__name__}: {error} "
-                         "(set APPORTION_DEBUG=1 for a traceback)\n")
-        return 1
+        if message is not None:
+            sys.stderr.write(f"apportion: {message}\n")
+        return status
     finally:
         _Interrupts.armed = False
 
