@@ -33,7 +33,7 @@ import numpy as np
 from apportion._arrays import sorted_distinct
 from apportion.checks import check_shares, integer
 from apportion.errors import InputError
-from apportion.graph.csr import Graph
+from apportion.graph.csr import Graph, as_graph
 
 
 def _to_plain(value: Any) -> Any:
@@ -153,7 +153,8 @@ def vertex_partition_metrics(graph: Graph, assignment: Any, k: int | None = None
     """Recount every quality measure of a vertex partition (definitions in the module docstring).
 
     Args:
-        graph: the partitioned graph (edge and vertex weights are used when present).
+        graph: the partitioned graph (edge and vertex weights are used when present); a NetworkX graph or
+            SciPy sparse matrix is converted by `as_graph`.
         assignment: block id of every vertex, length n, ids in [0, k).
         k: number of blocks; default len(targets) if targets are given, else max id + 1.
         targets: relative block sizes, length k (or shape (k, ncon) for per-constraint targets); non-negative
@@ -164,6 +165,7 @@ def vertex_partition_metrics(graph: Graph, assignment: Any, k: int | None = None
     """
     from apportion.graph._metrics_kernels import vertex_partition_counts
 
+    graph = as_graph(graph)
     if k is None and targets is not None:
         k = int(np.asarray(targets).shape[0]) if np.ndim(targets) >= 1 else None
     a, k = _check_assignment(assignment, graph.n, k, "assignment", "vertices")
@@ -204,7 +206,7 @@ def edge_partition_metrics(graph: Graph, assignment: Any, k: int | None = None) 
     """Recount the quality of an edge partition (definitions in the module docstring).
 
     Args:
-        graph: the partitioned graph.
+        graph: the partitioned graph (or a NetworkX graph / SciPy sparse matrix, converted by `as_graph`).
         assignment: part of every undirected edge, length m, in the canonical order of `graph.edges()`
             (u < v, by u then v), ids in [0, k).
         k: number of parts; default max id + 1.
@@ -214,6 +216,7 @@ def edge_partition_metrics(graph: Graph, assignment: Any, k: int | None = None) 
     """
     from apportion.graph._metrics_kernels import entry_edge_ids, parts_per_vertex
 
+    graph = as_graph(graph)
     a, k = _check_assignment(assignment, graph.m, k, "edge assignment", "edges")
     edges_per_part = np.bincount(a, minlength=k).astype(np.int64)
     edge_id = entry_edge_ids(graph.indptr, graph.indices)

@@ -14,6 +14,7 @@ import numpy as np
 
 from apportion.checks import check_imbalance, check_k, check_seed, check_threads
 from apportion.errors import InputError
+from apportion.graph.csr import as_graph
 from apportion.partitioning.edge.balance import rebalance
 from apportion.partitioning.edge.incidence import edge_incidence
 from apportion.partitioning.edge.refine import refine_balanced
@@ -23,10 +24,6 @@ from apportion.partitioning.edge.vertex_partitioner import VERTEX_PARTITIONERS
 
 
 def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
-    from apportion.graph.csr import Graph
-
-    if not isinstance(graph, Graph):
-        raise InputError(f"expected an apportion Graph, got {type(graph).__name__}")
     if method not in METHOD_OPTIONS:
         raise InputError(f"unknown edge-partitioning method {method!r}; choose from {', '.join(METHODS)}")
     check_k(k, max(graph.m, 1), what="edges")
@@ -96,7 +93,8 @@ def edge_partition(graph, k: int, *, method: str = "spac", imbalance: float = 0.
     """Partition the edges of `graph` into k parts, minimising vertex copies Σ_v (p_v − 1) (seed 001 §3.1).
 
     Args:
-        graph: an apportion Graph (undirected; edge weights are ignored — every edge is one unit of work).
+        graph: an apportion Graph (undirected; edge weights are ignored — every edge is one unit of work), or
+            a NetworkX graph / SciPy sparse matrix, converted by `as_graph`.
         k: number of parts, 1 ≤ k ≤ m.
         method: "spac" (default; seed 001 §3.2), "random", "dbh", "greedy", "hdrf", "wvp-random",
             "wvp-greedy", "ne", or "hypergraph" (Mt-KaHyPar; needs the mtkahypar package).
@@ -112,6 +110,7 @@ def edge_partition(graph, k: int, *, method: str = "spac", imbalance: float = 0.
     details then carry copies_before_refine and the refinement's statistics.
     Raises InputError on bad arguments, UnavailableError when "hypergraph" lacks mtkahypar.
     """
+    graph = as_graph(graph)
     opts = _check(graph, k, imbalance, seed, method, options)
     k = int(k)
     imbalance = float(imbalance)
