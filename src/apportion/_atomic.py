@@ -9,6 +9,19 @@ from pathlib import Path
 from typing import IO, Iterator
 
 
+#: temporary files being written now: what an interrupt must remove before the process ends
+#: (`remove_unfinished`, called by the command line's SIGINT handler, which exits without unwinding)
+_unfinished: set[str] = set()
+
+
+def remove_unfinished() -> None:
+    """Delete every temporary output file still being written (their targets stay as they were)."""
+    for name in list(_unfinished):
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        _unfinished.discard(name)
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -31,6 +44,7 @@ def atomic_output(path: str | os.PathLike, mode: str = "w", **open_kwargs) -> It
     folder = target.parent if str(target.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    _unfinished.add(tmp_name)
     try:
         with os.fdopen(fd, mode, **open_kwargs) as handle:
             yield handle
@@ -39,6 +53,8 @@ def atomic_output(path: str | os.PathLike, mode: str = "w", **open_kwargs) -> It
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
+    finally:
+        _unfinished.discard(tmp_name)
 
 
 @contextlib.contextmanager
@@ -48,6 +64,7 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     folder = target.parent if str(target.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp" + suffix, dir=folder)
+    _unfinished.add(tmp_name)
     os.close(fd)
     try:
         yield Path(tmp_name)
@@ -56,3 +73,5 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
+    finally:
+        _unfinished.discard(tmp_name)

@@ -1,8 +1,9 @@
 """Ctrl-C at any moment: exit 130, the one line `apportion: interrupted` on stderr, no output file left.
 
-The subprocess tests send SIGINT at moments recognised by what the process shows in /proc (no fixed sleeps):
-while NumPy's library is being loaded (the imports before `main` runs its command), and while the partitioners'
-chunked kernels run (a pool thread named apportion-chunk exists). Linux only (/proc).
+The subprocess tests send SIGINT at moments recognised by what the process shows (no fixed sleeps): while
+NumPy's library is being loaded (the imports before `main` runs its command, /proc/PID/maps), while the
+partitioners' chunked kernels run (a pool thread named apportion-chunk exists), and while an output file is
+being written (its temporary sibling exists). Linux only (/proc).
 """
 
 from __future__ import annotations
@@ -121,6 +122,15 @@ def test_interrupt_during_the_parallel_kernels(command, big_graph, tmp_path):
         pytest.fail(f"ended before the chunked kernels ran: {process.communicate()}")
     _assert_interrupted(process)
     _assert_no_output(tmp_path, "out.txt")
+
+
+def test_interrupt_while_writing_removes_the_unfinished_output(big_graph, tmp_path):
+    output = tmp_path / "out.mtx"
+    process = _start("convert", big_graph, output, "-q")
+    if not _interrupt_when(process, lambda pid: any(p.name.startswith(".out.mtx.") for p in tmp_path.iterdir())):
+        pytest.fail(f"ended before writing: {process.communicate()}")
+    _assert_interrupted(process)
+    _assert_no_output(tmp_path, "out.mtx")
 
 
 def test_an_error_caused_by_an_interrupt_is_reported_as_the_interrupt(monkeypatch, tmp_path, capsys):

@@ -6,11 +6,13 @@ contract: 0 success, 2 bad input (`InputError`, argparse errors, a missing file)
 traceback, 1 internal error, 130 interrupted (Ctrl-C, at any moment: one line `apportion: interrupted`).
 Set APPORTION_DEBUG=1 to see tracebacks.
 
-Ctrl-C is handled from this module's first lines on, before the heavy imports: until `main` has entered the
-block that cleans up after a command, an interrupt writes its line and exits 130 at once (nothing has been
-written yet); inside it, the first interrupt raises KeyboardInterrupt so that partial outputs are removed
-(outputs are written atomically), and whatever error that surfaces as (a KeyboardInterrupt, or a SystemError
-from a compiled call that saw it) is reported as the interrupt. A second Ctrl-C exits at once.
+Ctrl-C is handled from this module's first lines on, before the heavy imports, and the same way at every
+moment: the SIGINT handler writes the line, removes the output files being written (outputs are written to a
+temporary file and renamed, `_atomic.py`), and ends the process. It never raises KeyboardInterrupt into the
+running code: an exception injected at an arbitrary point can leave a lock held (Numba's compiler lock, which
+a pool thread then waits for forever), come out of a compiled call as a SystemError, or escape a native
+callback of LLVM and crash the process. When `main` is called from a thread other than the main one, the
+caller's handling stays; an error caused by a KeyboardInterrupt is then still reported as the interrupt.
 """
 
 from __future__ import annotations
@@ -21,20 +23,21 @@ import sys
 import warnings
 
 
-class _Interrupts:
-    """What the SIGINT handler knows: how many interrupts arrived, and whether a command runs (armed)."""
-
-    count = 0
-    armed = False
-
-
 def _on_sigint(signum, frame) -> None:
-    _Interrupts.count += 1
-    if _Interrupts.armed and _Interrupts.count == 1:
-        raise KeyboardInterrupt
-    # imports or argument parsing (nothing to clean up), or a second Ctrl-C (the user insists): leave now
-    os.write(2, b"apportion: interrupted\n")
-    os._exit(130)
+    """Ctrl-C: one line, no partial outputs, exit 130 now (see the module docstring for why nothing unwinds)."""
+    message = b"apportion: interrupted\n"
+    try:
+        if os.isatty(2):  # a progress bar may be on the line and the cursor hidden: clear and show it
+            message = b"\r\x1b[2K\x1b[?25h" + message
+    except OSError:
+        pass
+    try:
+        os.write(2, message)
+        _atomic = sys.modules.get("apportion._atomic")  # imported only by commands that write files
+        if _atomic is not None:
+            _atomic.remove_unfinished()
+    finally:
+        os._exit(130)
 
 
 def _install_sigint_handler():
@@ -95,28 +98,24 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line `argv` (default sys.argv[1:]); returns the exit status. While it runs, SIGINT and
-    the display of warnings are the command line's (both restored on return)."""
+    the display of warnings are the command line's, and a Ctrl-C ends the process with status 130. Both are
+    restored on return when `argv` is given (a caller running commands in its own process); as the process's
+    entry point (`argv` None) the handler stays until the interpreter exits."""
     previous = _install_sigint_handler()
     previous_show = warnings.showwarning
     warnings.showwarning = _show_warning
-    _Interrupts.count = 0
     try:
         return _main(argv)
-    except KeyboardInterrupt:  # one that arrived while an error was being reported
-        sys.stderr.write("apportion: interrupted\n")
-        return 130
     finally:
         warnings.showwarning = previous_show
-        if previous is not None:
+        if previous is not None and argv is not None:
             signal.signal(signal.SIGINT, previous)
 
 
 def _caused_by_interrupt(error: BaseException) -> bool:
-    """True when an interrupt arrived during the command, or `error` was raised while handling one (a
-    KeyboardInterrupt inside a compiled call can surface as `SystemError: ... returned a result with an
-    exception set`)."""
-    if _Interrupts.count:
-        return True
+    """True when `error` is a KeyboardInterrupt or was raised while handling one (a KeyboardInterrupt inside a
+    compiled call can surface as `SystemError: ... returned a result with an exception set`). Only reached
+    where the caller's SIGINT handling applies (`main` called outside the main thread)."""
     seen = set()
     while error is not None and id(error) not in seen:
         if isinstance(error, KeyboardInterrupt):
@@ -156,7 +155,6 @@ def report(error: BaseException) -> tuple[str | None, int]:
 
 
 def _main(argv: list[str] | None) -> int:
-    _Interrupts.armed = True
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -175,8 +173,6 @@ def _main(argv: list[str] | None) -> int:
         if message is not None:
             sys.stderr.write(f"apportion: {message}\n")
         return status
-    finally:
-        _Interrupts.armed = False
 
 
 if __name__ == "__main__":
