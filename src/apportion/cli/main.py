@@ -52,6 +52,7 @@ if __name__ == "__main__":  # `python -m apportion.cli.main`: before the imports
     _install_sigint_handler()
 
 import argparse  # noqa: E402 - after the handler on purpose
+import atexit  # noqa: E402
 import importlib  # noqa: E402
 from typing import Any, Callable  # noqa: E402
 
@@ -175,5 +176,19 @@ def _main(argv: list[str] | None) -> int:
         return status
 
 
+def run() -> None:
+    """The process's entry point (the `apportion` script and `python -m apportion.cli.main`): `main()`, then
+    the exit functions (atexit: Ray's shutdown) and the end of the process without the interpreter's teardown,
+    during which SIGINT is back to its default action: so Ctrl-C is exit 130 with its line up to the end."""
+    status = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # the reader went away (`| head`): nothing more to deliver
+            pass
+    atexit._run_exitfuncs()
+    os._exit(status)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()
