@@ -22,6 +22,19 @@ STDOUT = "-"
 _COMPRESSORS = {".gz": "gzip", ".gzip": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 
 
+#: temporary files being written now: what an interrupt must remove before the process ends
+#: (`remove_unfinished`, called by the command line's SIGINT handler, which exits without unwinding)
+_unfinished: set[str] = set()
+
+
+def remove_unfinished() -> None:
+    """Delete every temporary output file still being written (their targets stay as they were)."""
+    for name in list(_unfinished):
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        _unfinished.discard(name)
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -50,11 +63,13 @@ def _temporary(path: str | os.PathLike, suffix: str) -> tuple[int, str]:
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     try:
-        return tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=folder)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=folder)
     except PermissionError:
         raise InputError(f"cannot write: permission denied in the folder {str(folder)!r}", path=str(path)) from None
     except OSError as error:
         raise InputError(f"cannot write: {error.strerror or error}", path=str(path)) from None
+    _unfinished.add(tmp_name)
+    return fd, tmp_name
 
 
 def _publish(tmp_name: str, path: str | os.PathLike) -> None:
@@ -133,6 +148,8 @@ def atomic_output(path: str | os.PathLike, mode: str = "w", **open_kwargs) -> It
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
+    finally:
+        _unfinished.discard(tmp_name)
 
 
 @contextlib.contextmanager
@@ -149,3 +166,5 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
+    finally:
+        _unfinished.discard(tmp_name)

@@ -15,10 +15,15 @@ since every chunk writes its own slice.
 from __future__ import annotations
 
 import os
+import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numba
+
+#: the caller waits for the pool in slices this long: a SIGINT that the kernel delivers to another thread does
+#: not wake a waiting main thread, whose Python handler then runs when the slice ends
+INTERRUPT_POLL_S = 0.05
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -30,8 +35,22 @@ def _executor() -> ThreadPoolExecutor:
     with _pool_lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=max(1, (os.cpu_count() or 1) - 1),
-                                       thread_name_prefix="apportion-chunk")
+                                       thread_name_prefix="apportion-chunk", initializer=_name_os_thread)
         return _pool
+
+
+def _name_os_thread() -> None:
+    """Give a pool thread its Python name at the OS level too (Linux prctl, 15 characters), so `top -H`, a
+    debugger and /proc show which threads run apportion's kernels (the interrupt tests wait for them there)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        name = threading.current_thread().name.encode()[:15]
+        ctypes.CDLL(None).prctl(15, ctypes.c_char_p(name), 0, 0, 0)  # 15 = PR_SET_NAME
+    except (OSError, AttributeError):  # no libc symbol: the name is only cosmetic
+        pass
 
 
 def thread_budget() -> int:
@@ -42,7 +61,8 @@ def thread_budget() -> int:
 
 def run_chunked(kernel, chunks: int, *args) -> None:
     """Run kernel(first, stride, chunks, *args) on min(thread_budget(), chunks) threads: thread i gets
-    first = i, stride = the thread count. Returns once every call has finished; re-raises the first error."""
+    first = i, stride = the thread count. Returns once every call has finished; re-raises the first error
+    once every call has finished; an interrupt propagates at once (see `_wait_for`)."""
     chunks = max(1, int(chunks))
     threads = max(1, min(thread_budget(), chunks))
     if threads == 1:
@@ -51,8 +71,35 @@ def run_chunked(kernel, chunks: int, *args) -> None:
     futures = [_executor().submit(kernel, first, threads, chunks, *args) for first in range(1, threads)]
     try:
         kernel(0, threads, chunks, *args)
-    finally:  # never return (or raise) while another thread still writes into the caller's arrays
-        for future in futures:
-            future.exception()
+    except Exception:  # never raise while another thread still writes into the caller's arrays
+        _wait_for(futures)
+        raise
+    except BaseException:  # an interrupt: the call is abandoned (see _wait_for)
+        _cancel(futures)
+        raise
+    _wait_for(futures)
     for future in futures:
         future.result()
+
+
+def _cancel(futures) -> None:
+    for future in futures:
+        future.cancel()
+
+
+def _wait_for(futures) -> None:
+    """Wait until none of `futures` runs, so that no pool thread writes into the caller's arrays after the
+    call returns or raises an error. An interrupt (KeyboardInterrupt, raised in this thread by a SIGINT
+    handler, here or in the caller's own share of the chunks) is different: the call is being abandoned, so
+    the calls not started yet are cancelled and the interrupt propagates at once. A running kernel cannot be
+    stopped (it is nogil code); it finishes its chunks into arrays that only the abandoned call reads and that
+    its own arguments keep alive. Waiting for it instead could hang: an interrupt can arrive while this thread
+    holds a lock that the running call needs next (Numba's compiler lock, between its acquisition and the
+    `with` block that would release it)."""
+    for future in futures:
+        while not future.done():
+            try:
+                wait([future], timeout=INTERRUPT_POLL_S)
+            except BaseException:
+                _cancel(futures)
+                raise

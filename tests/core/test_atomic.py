@@ -48,3 +48,22 @@ def test_atomic_path_for_libraries(tmp_path):
         tmp.write_bytes(b"x")
     assert target.read_bytes() == b"x"
     assert [p.name for p in tmp_path.iterdir()] == ["pic.png"]
+
+
+def test_remove_unfinished_deletes_only_the_files_being_written(tmp_path):
+    """What the command line's Ctrl-C handler calls before it ends the process: no partial output stays."""
+    from apportion._atomic import _unfinished, atomic_output, atomic_path, remove_unfinished
+
+    done = tmp_path / "done.txt"
+    with atomic_output(done) as handle:
+        handle.write("complete\n")
+    with pytest.raises(KeyboardInterrupt):  # (the handler ends the process instead of leaving the blocks)
+        with atomic_output(tmp_path / "a.txt") as handle, atomic_path(tmp_path / "b.png", ".png") as temporary:
+            handle.write("half")
+            temporary.write_bytes(b"half")
+            assert len(_unfinished) == 2
+            remove_unfinished()
+            assert sorted(p.name for p in tmp_path.iterdir()) == ["done.txt"]
+            assert not _unfinished
+            raise KeyboardInterrupt
+    assert not _unfinished and sorted(p.name for p in tmp_path.iterdir()) == ["done.txt"]

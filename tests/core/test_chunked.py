@@ -73,3 +73,42 @@ def test_error_in_a_pool_thread_reaches_the_caller():
             run_chunked(kernel, 4)
     finally:
         numba.set_num_threads(previous)
+
+
+def test_interrupt_while_waiting_returns_at_once_and_the_running_thread_finishes_alone():
+    """Ctrl-C (KeyboardInterrupt in the main thread) during the wait for the pool propagates at once, without
+    waiting for a pool thread that is still inside its kernel (waiting could hang on a lock the interrupted
+    thread held); that thread finishes on its own afterwards."""
+    import os
+    import signal
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs two Numba threads")
+    started, release, finished = threading.Event(), threading.Event(), threading.Event()
+
+    def kernel(first, stride, chunks):
+        if first == 1:
+            started.set()
+            release.wait(timeout=30)  # bounds the test when the caller wrongly waits for this thread
+            finished.set()
+
+    def interrupt():
+        started.wait()
+        os.kill(os.getpid(), signal.SIGINT)   # handled in the main thread, which waits for the pool
+
+    previous_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(2)
+    helper = threading.Thread(target=interrupt)
+    helper.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_chunked(kernel, 2)
+        assert not finished.is_set()
+        release.set()
+        assert finished.wait(timeout=60)
+    finally:
+        release.set()
+        helper.join()
+        numba.set_num_threads(previous)
+        signal.signal(signal.SIGINT, previous_handler)

@@ -24,8 +24,8 @@ import numba
 import numpy as np
 
 from apportion.apps import _mst_kernels as kernels
-from apportion.errors import InputError
-from apportion.graph.csr import Graph
+from apportion.checks import check_threads
+from apportion.graph.csr import Graph, as_graph
 
 __all__ = ["SpanningForest", "mst"]
 
@@ -90,14 +90,10 @@ def numba_threads(threads: int | None) -> Iterator[int]:
     if threads is None:
         yield previous
         return
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
-        raise InputError(f"threads must be a positive integer, got {threads!r}")
-    limit = numba.config.NUMBA_NUM_THREADS
-    if not 1 <= int(threads) <= limit:
-        raise InputError(f"threads must be between 1 and {limit} (the Numba thread pool size), got {threads}")
-    numba.set_num_threads(int(threads))
+    threads = check_threads(threads)
+    numba.set_num_threads(threads)
     try:
-        yield int(threads)
+        yield threads
     finally:
         numba.set_num_threads(previous)
 
@@ -106,7 +102,8 @@ def mst(graph: Graph, *, threads: int | None = None) -> SpanningForest:
     """Minimum spanning forest of an undirected graph by parallel Borůvka (seed 000, section 5.4).
 
     Args:
-        graph: an `apportion.Graph`; edge weights are its integer edge weights, or 1 each when it has none.
+        graph: an `apportion.Graph` (or a NetworkX graph / SciPy sparse matrix, converted by `as_graph`); edge
+            weights are its integer edge weights, or 1 each when it has none.
         threads: number of Numba threads for the kernels (None keeps the current setting).
 
     Returns:
@@ -115,10 +112,9 @@ def mst(graph: Graph, *, threads: int | None = None) -> SpanningForest:
         smaller canonical id (min(u, v), max(u, v)) wins, so the forest is deterministic.
 
     Raises:
-        InputError: `graph` is not a Graph, or `threads` is not a valid thread count.
+        InputError: `graph` is not a graph `as_graph` accepts, or `threads` is not a valid thread count.
     """
-    if not isinstance(graph, Graph):
-        raise InputError(f"mst needs an apportion.Graph, got {type(graph).__name__}")
+    graph = as_graph(graph)
     with numba_threads(threads) as thread_count:
         start = time.perf_counter()
         previous_chunksize = numba.get_parallel_chunksize()

@@ -219,20 +219,38 @@ def default_partition_path(graph: str, k: int) -> str:
     return f"{strip_compression(graph)}.part.{k}"
 
 
+#: the most entries a number list may expand to ("2x1000000000000" is refused, not a MemoryError)
+MAX_LIST_ENTRIES = 1_000_000
+
+
 def parse_number_list(text: str, what: str, cast=float) -> list:
-    """Parse '4,2,1,1' (also '2x10,4x5': ten 2s then five 4s... written count-major as 10x2? no: VALUExCOUNT)."""
+    """Parse a comma-separated list of numbers such as '4,2,1,1'. An entry VALUExCOUNT (or VALUE×COUNT) stands
+    for COUNT copies of VALUE: '2x10,4x5' is ten 2s then five 4s. Spaces are ignored; an empty entry ('1,,2',
+    a leading or trailing comma), a count below 1 or a list of more than MAX_LIST_ENTRIES entries is an
+    InputError naming `what` (the flag)."""
     values: list = []
-    for token in text.replace(" ", "").split(","):
+    tokens = text.replace(" ", "").split(",")
+    if tokens == [""]:
+        raise InputError(f"{what}: empty list")
+    for position, token in enumerate(tokens, start=1):
         if not token:
-            continue
+            raise InputError(f"{what}: entry {position} of {text!r} is empty (write numbers separated by "
+                             "single commas)")
         try:
             if "x" in token or "×" in token:
-                value, count = token.replace("×", "x").split("x")
-                values.extend([cast(value)] * int(count))
+                value, count_text = token.replace("×", "x").split("x")
+                count = int(count_text)
+                if count < 1:
+                    raise InputError(f"{what}: the count in {token!r} must be at least 1")
+                if len(values) + count > MAX_LIST_ENTRIES:
+                    raise InputError(f"{what}: more than {MAX_LIST_ENTRIES:,} entries")
+                values.extend([cast(value)] * count)
             else:
                 values.append(cast(token))
-        except ValueError:
-            raise InputError(f"{what}: cannot read {token!r} as a number") from None
-    if not values:
-        raise InputError(f"{what}: empty list")
+        except InputError:
+            raise
+        except ValueError:  # (InputError is a ValueError too, hence the clause above)
+            raise InputError(f"{what}: cannot read {token!r} as a number (or VALUExCOUNT)") from None
+        if len(values) > MAX_LIST_ENTRIES:
+            raise InputError(f"{what}: more than {MAX_LIST_ENTRIES:,} entries")
     return values

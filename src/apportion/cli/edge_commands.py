@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from apportion.checks import check_imbalance, check_k, check_seed
 from apportion.cli.common import add_command, add_graph_input, check_outputs, emit_json, load_graph_args, print_table
 from apportion.errors import InputError
 from apportion.ui import progress
@@ -83,6 +84,9 @@ def _edge_partition(args) -> int:
     from apportion.partitioning.edge.api import edge_partition
 
     check_outputs([args.output], [args.graph])
+    imbalance = check_imbalance(args.imbalance, name="--imbalance")
+    seed = check_seed(args.seed, name="--seed")
+    options = _method_options(args)
     if args.from_matrix:
         import warnings
 
@@ -94,9 +98,9 @@ def _edge_partition(args) -> int:
             graph = load_graph_args(args)
     else:
         graph = load_graph_args(args)
+    check_k(args.k, max(graph.m, 1), what="edges", name="-k")
     with progress(f"{args.method}: {graph.m:,} edges into {args.k} parts"):
-        result = edge_partition(graph, args.k, method=args.method, imbalance=args.imbalance, seed=args.seed,
-                                **_method_options(args))
+        result = edge_partition(graph, args.k, method=args.method, imbalance=imbalance, seed=seed, **options)
     if args.output:
         from apportion._atomic import atomic_output
 
@@ -120,10 +124,10 @@ def _edge_partition(args) -> int:
 def _spmv(args) -> int:
     from apportion.apps.spmv import spmv
 
-    if args.imbalance < 0:
-        raise InputError(f"imbalance must be ≥ 0, got {args.imbalance}")
+    imbalance = check_imbalance(args.imbalance, name="--imbalance")
+    seed = check_seed(args.seed, name="--seed")
     with progress(f"spmv over {args.k} parts ({args.method})"):
-        report = spmv(args.matrix, args.k, method=args.method, imbalance=args.imbalance, seed=args.seed,
+        report = spmv(args.matrix, args.k, method=args.method, imbalance=imbalance, seed=seed,
                       repeats=args.repeats, **_method_options(args))
     summary = report.to_dict()
     if args.json:

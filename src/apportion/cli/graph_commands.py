@@ -15,6 +15,7 @@ import time
 import warnings
 from typing import Iterator
 
+from apportion.checks import check_seed, check_shares, integer
 from apportion.cli.common import (
     add_command,
     add_graph_input,
@@ -122,6 +123,7 @@ def run_generate(args: argparse.Namespace) -> int:
 
     out_format = _output_format(args)  # an unknown extension or a missing folder fails before any work
     check_outputs([args.output])
+    check_seed(args.seed, name="--seed")
     options = {}
     for key in ("order", "radius", "rows", "cols", "scale", "edge_factor", "p", "avg_degree", "m_attach"):
         value = getattr(args, key)
@@ -221,17 +223,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from apportion.graph.io.partfile import read_partition
     from apportion.graph.metrics import vertex_partition_metrics
 
+    k = None if args.k is None else integer(args.k, "--k (the number of blocks)", low=1)
     if args.graph == "-" and args.partfile == "-":
         raise InputError("GRAPH and PARTFILE cannot both be standard input (-)")
-    with _reported_warnings():
-        graph = load_graph_args(args)
-    assignment = read_partition(args.partfile, n=graph.n)
     targets = None
     if args.targets is not None:
         targets = parse_number_list(args.targets, "--targets")
-    k = args.k
-    if k is not None and targets is not None and k != len(targets):
-        raise InputError(f"--k {k} disagrees with the {len(targets)} --targets")
+        check_shares(targets, k, name="--targets", allow_zero=True, k_name="--k")
+    with _reported_warnings():
+        graph = load_graph_args(args)
+    assignment = read_partition(args.partfile, n=graph.n)
     if k is None and targets is not None:
         k = len(targets)
     if k is not None and assignment.size and int(assignment.max()) >= k:

@@ -6,6 +6,7 @@ import argparse
 
 import numpy as np
 
+from apportion.checks import check_seed, check_shares, integer
 from apportion.cli.common import add_command, check_outputs, emit_json, parse_number_list, print_table
 from apportion.errors import InputError
 from apportion.ui import progress
@@ -84,7 +85,7 @@ def _grid(args: argparse.Namespace) -> int:
         from apportion._pictures import check_picture_path
 
         check_picture_path(args.plot, "--plot")
-    speeds = parse_number_list(args.speeds, "--speeds")
+    speeds = check_shares(parse_number_list(args.speeds, "--speeds"), name="--speeds", normalise=False)
     rect = partition_grid(args.rows, args.cols, speeds, method=args.method, sigma=args.sigma,
                           bandwidth=args.bandwidth, item_bytes=args.item_bytes)
     if args.plot:
@@ -121,8 +122,8 @@ def _perf_build(args: argparse.Namespace) -> int:
     if not str(args.output).endswith((".json", ".npz")):
         raise InputError("-o: table file must end in .json or .npz")
     check_outputs([args.output], [args.platform])
-    if args.processors is not None and args.processors < 1:
-        raise InputError("--processors must be ≥ 1")
+    if args.processors is not None:
+        integer(args.processors, "--processors", low=1)
     options = bench_options(args.preset, samples=args.samples, min_sample_s=args.min_sample_s,
                             statistic=args.statistic, clock=args.clock)
     platform = resolve_platform(args.platform)
@@ -190,6 +191,7 @@ def _stencil(args: argparse.Namespace) -> int:
     from apportion.platform import resolve_platform
 
     rows, cols = parse_grid(args.grid)
+    check_seed(args.seed, name="--seed")
     tables = None
     if args.tables:
         from apportion.perfmodel.bench import load_table

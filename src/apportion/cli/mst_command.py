@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from apportion.checks import check_threads
 from apportion.cli.common import add_command, add_graph_input, check_outputs, emit_json, load_graph_args, print_table
 
 
@@ -27,9 +28,10 @@ def run_mst(args: argparse.Namespace) -> int:
     """Load the graph, compute the forest, write the edges (atomically) and report."""
     from apportion.apps.mst import mst
 
+    threads = check_threads(args.threads, name="--threads")
     check_outputs([args.output], [args.graph])
     graph = load_graph_args(args)
-    forest = mst(graph, threads=args.threads)
+    forest = mst(graph, threads=threads)
     if args.output:
         write_forest_edges(args.output, forest)
     summary = forest.to_dict()

@@ -22,6 +22,7 @@ from apportion.cli.common import (
     print_table,
 )
 from apportion.errors import InputError
+from apportion.checks import check_imbalance, check_k, check_seed, check_shares, check_threads, integer
 
 # `-o` given without a file name: gpmetis's GRAPH.part.K
 _GPMETIS_NAME = object()
@@ -53,17 +54,22 @@ def run_partition(args: argparse.Namespace) -> int:
     from apportion.graph.io.partfile import write_partition
     from apportion.partitioning.vertex.multilevel import partition
 
+    # every argument is checked before the graph is read, so a mistake costs no reading time
+    integer(args.k, "--k", low=1)
+    imbalance = check_imbalance(args.imbalance, name="--imbalance")
+    seed = check_seed(args.seed, name="--seed")
+    threads = check_threads(args.threads, name="--threads")
     targets = None
     if args.targets is not None:
         targets = parse_number_list(args.targets, "--targets")
-    if args.threads is not None and args.threads < 1:
-        raise InputError(f"--threads must be at least 1, got {args.threads}")
+        check_shares(targets, args.k, name="--targets", k_name="--k")
     if args.output is _GPMETIS_NAME:
         args.output = default_partition_path(args.graph, args.k)
     check_outputs([args.output], [args.graph])
     graph = load_graph_args(args)
-    result = partition(graph, args.k, targets=targets, imbalance=args.imbalance, seed=args.seed,
-                       preset=args.preset, threads=args.threads)
+    check_k(args.k, graph.n, name="--k")
+    result = partition(graph, args.k, targets=targets, imbalance=imbalance, seed=seed,
+                       preset=args.preset, threads=threads)
     if args.output:
         write_partition(args.output, result.assignment)
     report = result.to_dict()

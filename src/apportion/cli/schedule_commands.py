@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from apportion.checks import check_seed, integer
 from apportion.cli.common import add_command, check_outputs, emit_json
 from apportion.errors import InputError
 from apportion.ui import progress
@@ -63,8 +64,8 @@ def run_schedule_command(args: argparse.Namespace) -> int:
     from apportion.schedule.policies import make_policy
     from apportion.apps.workloads import DEFAULT_SIZE, build_workload
 
-    if args.rounds < 1:
-        raise InputError(f"--rounds: must be >= 1, got {args.rounds}")
+    integer(args.rounds, "--rounds", low=1)
+    check_seed(args.seed, name="--seed")
     check_outputs([args.gantt], [args.platform])  # nothing lost: never draw over an input file
     if args.gantt:  # an unknown picture format is refused before any work
         from apportion._pictures import check_picture_path

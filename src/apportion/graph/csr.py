@@ -21,6 +21,30 @@ from apportion.errors import InputError
 
 INT32_MAX = np.iinfo(np.int32).max
 
+#: the largest total weight a graph may have, per vertex-weight constraint and over the stored (twice counted)
+#: edge entries: 2^62 leaves the partitioners' int64 sums (block weights, cuts, limits (1 + ε)·share·W) room
+#: without overflow; a graph beyond it is refused rather than reported with wrapped, negative totals
+MAX_TOTAL_WEIGHT = 2**62
+
+
+def _check_total_weight(weights: np.ndarray | None, what: str) -> None:
+    """InputError when a column sum of int64 `weights` exceeds MAX_TOTAL_WEIGHT. A plain NumPy int64 sum would
+    wrap silently, so the sum is taken exactly when max · count could reach the limit: each weight split into
+    its high and low 31 bits, two int64 sums that cannot overflow (fewer than 2^31 rows), joined in Python."""
+    if weights is None or weights.size == 0:
+        return
+    rows = weights.shape[0]
+    if int(weights.max()) <= MAX_TOTAL_WEIGHT // rows:
+        return
+    columns = weights.reshape(rows, -1)
+    for c in range(columns.shape[1]):
+        column = columns[:, c]
+        total = (int((column >> 31).sum()) << 31) + int((column & ((1 << 31) - 1)).sum())
+        if total > MAX_TOTAL_WEIGHT:
+            which = f" (constraint {c})" if columns.shape[1] > 1 else ""
+            raise InputError(f"{what}{which} add up to {total}, beyond the supported total of 2^62 "
+                             f"({MAX_TOTAL_WEIGHT}); scale the weights down")
+
 
 def index_dtype(n: int) -> np.dtype:
     """The dtype of neighbour ids for a graph with n vertices."""
@@ -74,6 +98,8 @@ class Graph:
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        _check_total_weight(self.vertex_weights, "vertex weights")
+        _check_total_weight(self.edge_weights, "edge weights (each edge counted from both ends)")
         for arr in (self.indptr, self.indices, self.vertex_weights, self.edge_weights):
             if arr is not None:
                 arr.setflags(write=False)
@@ -391,22 +417,17 @@ class Graph:
         row, col, data = coo.row[nonzero].astype(np.int64), coo.col[nonzero].astype(np.int64), coo.data[nonzero]
         if weighted is None:
             weighted = bool(data.size) and not np.all(data == 1)
-        weights = _as_int_weights(data, "edge weights", allow_zero=False) if weighted else None
+        weights = _integer_edge_weights(data, "the matrix", "pass weighted=False to use its pattern only, or "
+                                        "scale and round the values first, e.g. Graph.from_scipy((A * 100).rint())"
+                                        ) if weighted else None
         if symmetrize:
-            # Merge (u,v) and (v,u) by the maximum: a symmetric matrix keeps its value, not its double.
             loops = row == col
             if loops.any() and not drop_self_loops:
                 raise InputError(f"self-loop at vertex {int(row[loops][0])} (ids 0-based)")
             row, col = row[~loops], col[~loops]
             weights = None if weights is None else weights[~loops]
-            lo, hi = np.minimum(row, col), np.maximum(row, col)
-            key = lo * n + hi
-            order = np.argsort(key, kind="stable")
-            key = key[order]
-            starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-            w = None if weights is None else np.maximum.reduceat(weights[order], starts)
-            key = key[starts]
-            return cls.from_edges(key // n, key % n, w, n=n, vertex_weights=vertex_weights, name=name,
+            lo, hi, w = _merge_directions_by_max(row, col, weights, n)
+            return cls.from_edges(lo, hi, w, n=n, vertex_weights=vertex_weights, name=name,
                                   merge_duplicates=False)
         return cls.from_edges(row, col, weights, n=n, vertex_weights=vertex_weights, symmetrize=False,
                               drop_self_loops=drop_self_loops, merge_duplicates=True, name=name)
@@ -416,8 +437,11 @@ class Graph:
                       name: str = "") -> "Graph":
         """Build from a NetworkX graph; nodes are numbered in `graph.nodes` order.
 
-        Directed graphs are symmetrised. Edge attribute `weight` becomes the edge weight when every edge has
-        it; node attribute `vertex_weight` likewise.
+        Edge attribute `weight` becomes the (integer) edge weight when every edge has it; node attribute
+        `vertex_weight` likewise. Parallel edges of a multigraph add up. A directed graph is symmetrised the way
+        `from_scipy` symmetrises a matrix: u→v and v→u become one undirected edge whose weight is the larger of
+        the two (never their sum), so a DiGraph made from an undirected graph keeps its weights. To add
+        reciprocal weights instead, convert first: `nx.Graph()` with summed weights. Self-loops are dropped.
         """
         nodes = list(graph.nodes)
         index = {v: i for i, v in enumerate(nodes)}
@@ -427,10 +451,21 @@ class Graph:
         dst = np.fromiter((index[v] for _, v, _ in edge_list), dtype=np.int64, count=len(edge_list))
         w = None
         if weight is not None and edge_list and all(weight in d for _, _, d in edge_list):
-            w = np.array([d[weight] for _, _, d in edge_list])
+            w = _integer_edge_weights(np.array([d[weight] for _, _, d in edge_list]), f"edge attribute {weight!r}",
+                                      "pass weight=None to give every edge weight 1, or store scaled, rounded "
+                                      "integer weights in another attribute and name it")
         vw = None
         if vertex_weight is not None and n and all(vertex_weight in graph.nodes[v] for v in nodes):
             vw = np.array([graph.nodes[v][vertex_weight] for v in nodes])
+        if graph.is_directed() and src.size:
+            keep = src != dst
+            src, dst, w = src[keep], dst[keep], None if w is None else w[keep]
+            if graph.is_multigraph():  # parallel arcs in one direction add up first
+                key, inverse = np.unique(src * n + dst, return_inverse=True)
+                w = np.bincount(inverse, weights=np.ones(src.size) if w is None else w).astype(np.int64)
+                src, dst = key // n, key % n
+            src, dst, w = _merge_directions_by_max(src, dst, w, n)
+            return cls.from_edges(src, dst, w, n=n, vertex_weights=vw, name=name, merge_duplicates=False)
         return cls.from_edges(src, dst, w, n=n, vertex_weights=vw, name=name)
 
     # ------------------------------------------------------------------ derived graphs
@@ -449,6 +484,52 @@ class Graph:
         vw = None if self.vertex_weights is None else self.vertex_weights[old_ids]
         ew = None if self.edge_weights is None else self.edge_weights[keep]
         return Graph._trusted(indptr, d, vw, ew, self.name), old_ids
+
+
+def _integer_edge_weights(values: np.ndarray, source: str, how_to: str) -> np.ndarray:
+    """Positive integer edge weights from `values`; non-integer values get an InputError that says how to
+    proceed (`how_to`), since apportion's weights are integers (as METIS's)."""
+    values = np.asarray(values)
+    if values.size and np.issubdtype(values.dtype, np.floating) and np.all(np.isfinite(values)):
+        fractional = np.flatnonzero(values != np.rint(values))
+        if fractional.size:
+            raise InputError(f"{source} has non-integer values ({fractional.size} of {values.size}, the first "
+                             f"{float(values[fractional[0]])!r}); edge weights are integers: {how_to}")
+    return _as_int_weights(values, "edge weights", allow_zero=False)
+
+
+def _merge_directions_by_max(row: np.ndarray, col: np.ndarray, weights: np.ndarray | None,
+                             n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Undirected pairs (lo < hi) from directed entries without self-loops: (u, v) and (v, u) become one edge
+    whose weight is the larger of the two, so a symmetric input keeps its values and never doubles them."""
+    lo, hi = np.minimum(row, col), np.maximum(row, col)
+    key = lo * n + hi
+    if key.size == 0:
+        return lo, hi, weights
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    w = None if weights is None else np.maximum.reduceat(np.asarray(weights)[order], starts)
+    key = key[starts]
+    return key // n, key % n, w
+
+
+def as_graph(obj: Any) -> "Graph":
+    """The one gate for the graph argument of the library's functions (partition, edge_partition, mst, the
+    metrics): an apportion `Graph` is returned as it is; a NetworkX graph is converted by
+    `Graph.from_networkx`, a SciPy sparse matrix or array by `Graph.from_scipy` (their rules apply: integer
+    weights, directed input symmetrised by the larger weight); anything else is an InputError naming its type.
+    """
+    if isinstance(obj, Graph):
+        return obj
+    module = type(obj).__module__ or ""
+    if module.startswith("networkx"):
+        return Graph.from_networkx(obj)
+    if module.startswith("scipy.sparse"):
+        return Graph.from_scipy(obj)
+    kind = type(obj).__name__ if module in ("builtins", "") else f"{module}.{type(obj).__qualname__}"
+    hint = " (a dense adjacency matrix: wrap it in scipy.sparse.csr_array first)" if module == "numpy" else ""
+    raise InputError(f"expected an apportion Graph, a NetworkX graph or a SciPy sparse matrix, got {kind}{hint}")
 
 
 def _check_vertex_weights(vertex_weights: Any, n: int) -> np.ndarray:

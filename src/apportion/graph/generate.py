@@ -29,6 +29,7 @@ from typing import Any, Callable
 import numpy as np
 
 from apportion._arrays import sorted_distinct
+from apportion.checks import check_seed
 from apportion.errors import InputError
 from apportion.graph.csr import Graph, index_dtype
 from apportion.graph.io._limits import INT64_MAX, check_memory, graph_bytes
@@ -474,9 +475,7 @@ def generate(kind: str, n: int | None = None, seed: int = 0, **options: Any) -> 
             raise InputError(f"{kind}: the number of vertices n is required")
     else:
         n = _check_count(n, f"{kind}: n")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
-    return GENERATORS[kind](n, int(seed), **options)
+    return GENERATORS[kind](n, check_seed(seed), **options)
 
 
 __all__ = ["KINDS", "GENERATORS", "generate", "options_of", "rmat_pairs", "delaunay", "rgg", "grid2d", "grid3d",

@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 
 from apportion._arrays import sorted_distinct
+from apportion.checks import check_shares, integer
 from apportion.errors import InputError
-from apportion.graph.csr import Graph
+from apportion.graph.csr import Graph, as_graph
 
 
 def _to_plain(value: Any) -> Any:
@@ -116,11 +117,7 @@ def _check_assignment(assignment: Any, length: int, k: int | None, what: str, co
             raise InputError(f"{what} must hold integer block ids, got dtype {a.dtype}")
     a = np.ascontiguousarray(a, dtype=np.int64)
     if k is not None:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-            raise InputError(f"k must be an integer, got {k!r}")
-        k = int(k)
-        if k < 1:
-            raise InputError(f"k must be at least 1, got {k}")
+        k = integer(k, "k", low=1)
     if a.size:
         low, high = int(a.min()), int(a.max())
         if low < 0:
@@ -138,7 +135,7 @@ def _check_assignment(assignment: Any, length: int, k: int | None, what: str, co
 
 def _check_targets(targets: Any, k: int, ncon: int) -> np.ndarray:
     """Relative block sizes → fractions of shape (k, ncon); a (k,) vector applies to every constraint."""
-    t = np.asarray(targets, dtype=np.float64) if not isinstance(targets, np.ndarray) else targets.astype(np.float64)
+    t = check_shares(targets, name="targets", allow_zero=True, normalise=False)
     if t.ndim == 1:
         if t.shape[0] != k:
             raise InputError(f"targets has {t.shape[0]} entries but k = {k}")
@@ -148,15 +145,7 @@ def _check_targets(targets: Any, k: int, ncon: int) -> np.ndarray:
             raise InputError(f"targets must have shape ({k},) or ({k}, {ncon}), got {t.shape}")
     else:
         raise InputError(f"targets must be a vector of length k = {k}, got shape {t.shape}")
-    if not np.all(np.isfinite(t)):
-        raise InputError("targets must be finite numbers")
-    if np.any(t < 0):
-        raise InputError(f"targets must be non-negative; entry {int(np.flatnonzero((t < 0).any(axis=1))[0])} "
-                         "is negative")
-    sums = t.sum(axis=0)
-    if np.any(sums <= 0):
-        raise InputError("targets must not all be zero")
-    return t / sums
+    return check_shares(t, k, allow_zero=True)
 
 
 def vertex_partition_metrics(graph: Graph, assignment: Any, k: int | None = None,
@@ -164,7 +153,8 @@ def vertex_partition_metrics(graph: Graph, assignment: Any, k: int | None = None
     """Recount every quality measure of a vertex partition (definitions in the module docstring).
 
     Args:
-        graph: the partitioned graph (edge and vertex weights are used when present).
+        graph: the partitioned graph (edge and vertex weights are used when present); a NetworkX graph or
+            SciPy sparse matrix is converted by `as_graph`.
         assignment: block id of every vertex, length n, ids in [0, k).
         k: number of blocks; default len(targets) if targets are given, else max id + 1.
         targets: relative block sizes, length k (or shape (k, ncon) for per-constraint targets); non-negative
@@ -175,6 +165,7 @@ def vertex_partition_metrics(graph: Graph, assignment: Any, k: int | None = None
     """
     from apportion.graph._metrics_kernels import vertex_partition_counts
 
+    graph = as_graph(graph)
     if k is None and targets is not None:
         k = int(np.asarray(targets).shape[0]) if np.ndim(targets) >= 1 else None
     a, k = _check_assignment(assignment, graph.n, k, "assignment", "vertices")
@@ -215,7 +206,7 @@ def edge_partition_metrics(graph: Graph, assignment: Any, k: int | None = None) 
     """Recount the quality of an edge partition (definitions in the module docstring).
 
     Args:
-        graph: the partitioned graph.
+        graph: the partitioned graph (or a NetworkX graph / SciPy sparse matrix, converted by `as_graph`).
         assignment: part of every undirected edge, length m, in the canonical order of `graph.edges()`
             (u < v, by u then v), ids in [0, k).
         k: number of parts; default max id + 1.
@@ -225,6 +216,7 @@ def edge_partition_metrics(graph: Graph, assignment: Any, k: int | None = None) 
     """
     from apportion.graph._metrics_kernels import entry_edge_ids, parts_per_vertex
 
+    graph = as_graph(graph)
     a, k = _check_assignment(assignment, graph.m, k, "edge assignment", "edges")
     edges_per_part = np.bincount(a, minlength=k).astype(np.int64)
     edge_id = entry_edge_ids(graph.indptr, graph.indices)

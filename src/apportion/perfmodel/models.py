@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from apportion.checks import check_shares
 from apportion.errors import InputError
 
 
@@ -32,8 +33,9 @@ class ConstantSpeed:
     name: str = "cpm"
 
     def __post_init__(self):
-        if not (np.isfinite(self.value) and self.value > 0):
-            raise InputError(f"constant speed must be > 0, got {self.value}")
+        if np.ndim(self.value) != 0:
+            raise InputError(f"constant speed must be one number, got {self.value!r}")
+        check_shares(self.value, name="constant speed", normalise=False)
 
     def speed(self, w: float, c: float = 0.0) -> float:
         return float(self.value)
@@ -52,9 +54,8 @@ class FunctionalSpeed:
 
     def __post_init__(self):
         sizes = _check_axis(self.sizes, "FPM sizes")
-        speeds = np.asarray(self.speeds, dtype=np.float64).reshape(-1)
-        if speeds.shape != sizes.shape or not np.all(speeds > 0):
-            raise InputError("FPM speeds: one positive speed per size")
+        speeds = check_shares(self.speeds, sizes.size, name="FPM speeds", normalise=False,
+                              k_name="the number of sizes").reshape(-1)
         object.__setattr__(self, "sizes", sizes)
         object.__setattr__(self, "speeds", speeds)
 
@@ -86,8 +87,7 @@ class CommunicationSpeed:
         if table.shape != (sizes.size, comms.size):
             raise InputError(f"FPMC table: shape {table.shape} does not match {sizes.size} sizes × "
                              f"{comms.size} communication sizes")
-        if not np.all(np.isfinite(table)) or not np.all(table > 0):
-            raise InputError("FPMC table: speeds must be finite and > 0")
+        check_shares(table.reshape(-1), name="FPMC table speeds", normalise=False)
         object.__setattr__(self, "sizes", sizes)
         object.__setattr__(self, "comms", comms)
         object.__setattr__(self, "table", table)

@@ -14,7 +14,7 @@ import os
 import time
 from typing import Any
 
-from apportion.errors import InputError
+from apportion.checks import check_threads
 from apportion.platform.device import KIND_CPU, Device, KernelSet, Timing
 
 
@@ -25,9 +25,7 @@ class CPUDevice(Device):
     """`threads` host cores as one device. Runs `KernelSet.cpu` (or `cpu_parallel` when threads > 1)."""
 
     def __init__(self, threads: int = 1, name: str | None = None, peak_flops: float | None = None):
-        threads = int(threads)
-        if threads < 1:
-            raise InputError(f"CPUDevice: threads must be >= 1, got {threads}")
+        threads = check_threads(threads, name=f"CPUDevice {name or 'cpu'}: threads")
         # without a figure, a nominal 10 GFLOP/s per thread (only static splits "by peak" read it)
         super().__init__(name=name or f"cpu{threads}", kind=KIND_CPU, implementation=KIND_CPU, bundles=False,
                          peak_flops=peak_flops if peak_flops is not None else threads * NOMINAL_THREAD_FLOPS)
@@ -45,7 +43,7 @@ class CPUDevice(Device):
         if not serial:
             import numba
 
-            numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+            numba.set_num_threads(self.threads)  # ≤ the pool size: checked in __init__
         cpu_start = time.thread_time()
         start = time.perf_counter()
         result = kernel(*args)

@@ -32,6 +32,7 @@ from typing import Any, Iterable, Sequence
 
 from apportion._atomic import atomic_output
 from apportion._registry import Registry
+from apportion.checks import thread_pool_size
 from apportion.errors import InputError
 from apportion.platform.cpu import CPUDevice, host_core_count
 from apportion.platform.cuda import CUDADevice, cuda_device_count
@@ -113,7 +114,7 @@ class Platform:
         """This machine: one CPUDevice over the host cores (minus one per GPU, which a host thread drives) and a
         CUDADevice per GPU CuPy sees."""
         gpus = cuda_device_count()
-        threads = cpu_threads or max(1, host_core_count() - gpus)
+        threads = cpu_threads or max(1, min(host_core_count(), thread_pool_size()) - gpus)
         devices: list[Device] = [CPUDevice(threads=threads, name="cpu")]
         devices += [CUDADevice(i) for i in range(gpus)]
         return Platform(devices, name="detected", description=f"this machine: {threads} CPU thread(s), {gpus} GPU(s)")

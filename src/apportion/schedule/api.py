@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from apportion.checks import integer
 from apportion.errors import ApportionError, InputError
 from apportion.platform.platform import Platform, resolve_platform
 from apportion.schedule.execute import execute_round
@@ -120,9 +121,7 @@ def run_schedule(workload: Workload, platform, policy: str | Policy = "hass", ro
     materialized workload); real platforms always compute. Raises ApportionError if every device dies.
     """
     platform = resolve_platform(platform)
-    rounds = int(rounds)
-    if rounds < 1:
-        raise InputError(f"rounds: must be >= 1, got {rounds}")
+    rounds = integer(rounds, "rounds", low=1)
     if not platform.simulated and not workload.materialized:
         raise InputError(f"workload {workload.name}: real devices need the data (size-only workloads are for "
                          "simulated platforms)")

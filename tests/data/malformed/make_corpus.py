@@ -67,6 +67,11 @@ EXPECTED: dict[str, tuple[bytes | str, int | None, str]] = {
                                       b"\\\x00 \x04", None, "truncated gzip"),
     "metis_gzip_garbage.graph": (b"\x1f\x8b\x63garbage after a gzip signature", None, "damaged"),
     "metis_huge_vertex_count.graph": ("1000000000000 1\n2\n1\n", 1, "too large"),
+    # weights that each fit int64 but whose total does not fit (2^62 is the limit): refused, never a wrapped total
+    "metis_vertex_weight_total_overflow.graph": ("2 1 10\n4611686018427387904 2\n5 1\n", None,
+                                                 "vertex weights add up to"),
+    "metis_edge_weight_total_overflow.graph": ("3 2 1\n2 3000000000000000000\n1 3000000000000000000 3 1\n2 1\n",
+                                               None, "edge weights"),
     "strict_metis_self_loop.graph": ("2 2\n1 2\n2 1\n", 2, "self-loop"),
     # ---------------------------------------------------------------- Matrix Market
     "mtx_empty.mtx": ("", None, "empty"),

@@ -96,10 +96,13 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, strict: bo
         from apportion.graph.io.edgelist import read_edgelist as reader
     else:
         from apportion.graph.io.npz import read_npz as reader
-    with sourced(path) as source:
-        if fmt != "npz":
-            source.text_head()  # binary content is refused before any format rule quotes it
-        return reader(source, strict=strict, **kwargs)
+    try:
+        with sourced(path) as source:
+            if fmt != "npz":
+                source.text_head()  # binary content is refused before any format rule quotes it
+            return reader(source, strict=strict, **kwargs)
+    except InputError as error:  # a check of the Graph itself (weight totals) does not know the file
+        raise error.at(path) from None
 
 
 def write_graph(graph: Graph, path: str | os.PathLike, *, format: str | None = None) -> None:

@@ -13,8 +13,9 @@ from dataclasses import replace
 import numpy as np
 
 from apportion._registry import Registry
+from apportion.checks import check_imbalance, check_k, check_seed, check_threads
 from apportion.errors import InputError
-from apportion.graph.csr import Graph
+from apportion.graph.csr import as_graph
 from apportion.partitioning.edge import ne, spac, streaming, wvp
 from apportion.partitioning.edge.balance import rebalance
 from apportion.partitioning.edge.hypergraph import hypergraph_partition
@@ -27,20 +28,10 @@ from apportion.partitioning.vertex.options import PartitionOptions
 
 
 def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
-    if not isinstance(graph, Graph):
-        raise InputError(f"expected an apportion Graph, got {type(graph).__name__}")
     EDGE_METHODS.canonical(method)  # an unknown name: InputError listing the methods
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise InputError(f"k must be an integer, got {k!r}")
-    if k < 1:
-        raise InputError(f"k must be at least 1, got {k}")
-    if k > max(graph.m, 1):
-        raise InputError(f"k = {k} exceeds the number of edges m = {graph.m}")
-    if not isinstance(imbalance, (int, float, np.integer, np.floating)) or isinstance(imbalance, bool) \
-            or not math.isfinite(imbalance) or imbalance < 0:
-        raise InputError(f"imbalance must be a finite number ≥ 0, got {imbalance!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise InputError(f"seed must be an integer, got {seed!r}")
+    check_k(k, max(graph.m, 1), what="edges")
+    check_imbalance(imbalance)
+    check_seed(seed)
     allowed = METHOD_OPTIONS[method]
     for name in options:
         if name not in allowed:
@@ -67,8 +58,7 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
             and opts.vertex_preset not in ("fast", "default", "strong"):
         raise InputError(f"vertex_preset must be fast, default, strong or a PartitionOptions, "
                          f"got {opts.vertex_preset!r}")
-    if opts.threads is not None and not (isinstance(opts.threads, int) and opts.threads >= 1):
-        raise InputError(f"threads must be a positive integer, got {opts.threads!r}")
+    check_threads(opts.threads)
     return opts
 
 
@@ -128,7 +118,8 @@ def partition_edges(graph, k: int, *, method: str = "spac", imbalance: float = 0
     """Partition the edges of `graph` into k parts, minimising vertex copies Σ_v (p_v − 1) (seed 001 §3.1).
 
     Args:
-        graph: an apportion Graph (undirected; edge weights are ignored — every edge is one unit of work).
+        graph: an apportion Graph (undirected; edge weights are ignored — every edge is one unit of work), or
+            a NetworkX graph / SciPy sparse matrix, converted by `as_graph`.
         k: number of parts, 1 ≤ k ≤ m.
         method: "spac" (default; seed 001 §3.2), "random", "dbh", "greedy", "hdrf", "wvp-random",
             "wvp-greedy", "ne", or "hypergraph" (Mt-KaHyPar; needs the mtkahypar package).
@@ -144,6 +135,7 @@ def partition_edges(graph, k: int, *, method: str = "spac", imbalance: float = 0
     details then carry copies_before_refine and the refinement's statistics.
     Raises InputError on bad arguments, UnavailableError when "hypergraph" lacks mtkahypar.
     """
+    graph = as_graph(graph)
     opts = _check(graph, k, imbalance, seed, method, options)
     k = int(k)
     imbalance = float(imbalance)

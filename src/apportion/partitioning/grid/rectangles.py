@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from apportion.checks import check_shares
 from apportion.errors import InputError
 from apportion.partitioning.grid.metrics import grid_metrics
 
@@ -122,14 +123,7 @@ def check_grid_input(rows, cols, speeds) -> tuple[int, int, np.ndarray]:
         raise InputError(f"grid size must be integers, got {rows!r} × {cols!r}") from None
     if rows_i != rows or cols_i != cols or rows_i < 1 or cols_i < 1:
         raise InputError(f"grid size must be positive integers, got {rows!r} × {cols!r}")
-    try:
-        s = np.asarray(speeds, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        raise InputError("speeds must be numbers") from None
-    if s.size == 0:
-        raise InputError("speeds: need at least one processor")
-    if not np.all(np.isfinite(s)) or np.any(s <= 0):
-        raise InputError("speeds must be finite and > 0")
+    s = check_shares(speeds, name="speeds", normalise=False).reshape(-1)
     if s.size > rows_i * cols_i:
         raise InputError(f"{s.size} processors but only {rows_i * cols_i} grid points")
     return rows_i, cols_i, s
