@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -10,7 +12,7 @@ from hypothesis import strategies as st
 import apportion
 from apportion.graph.csr import Graph
 
-from vertex_helpers import expected_limits, grid, random_graph, recount
+from vertex_helpers import expected_limits, grid, random_graph, recount, whole_targets
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -27,10 +29,10 @@ def check_partition(graph: Graph, p, k: int, shares: np.ndarray, epsilon: float)
     np.testing.assert_array_equal(np.asarray(p.max_block_weights).reshape(k, -1), limits)
     assert np.all(weights <= limits), (weights, limits)
     np.testing.assert_allclose(p.targets, shares)
-    total = graph.vertex_weight_matrix().sum(axis=0)
-    tw = np.outer(shares, total)
-    positive = tw > 0
-    assert p.imbalance == pytest.approx((weights[positive] / tw[positive]).max() - 1)
+    whole = whole_targets(graph, shares)
+    positive = whole > 0
+    # imbalance is measured against the rounded-up target, as the limit is: within the limits, <= epsilon
+    assert p.imbalance == pytest.approx((weights[positive] / whole[positive]).max() - 1)
     assert p.imbalance <= epsilon + 1e-9
     try:
         from apportion.graph.metrics import vertex_partition_metrics
@@ -38,6 +40,7 @@ def check_partition(graph: Graph, p, k: int, shares: np.ndarray, epsilon: float)
         return
     metrics = vertex_partition_metrics(graph, a, k=k, targets=shares)
     assert metrics.cut == p.cut
+    assert metrics.imbalance == pytest.approx(p.imbalance)
     np.testing.assert_array_equal(np.asarray(metrics.block_weights).reshape(k, -1), weights)
 
 
@@ -55,6 +58,30 @@ def test_equal_targets_random_graphs(n, density, k, seed, preset, epsilon):
         return
     p = apportion.partition(graph, k, imbalance=epsilon, seed=seed, preset=preset)
     check_partition(graph, p, k, shares, epsilon)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), n=st.integers(1, 120), density=st.floats(0.0, 3.0), seed=st.integers(0, 2**31))
+def test_every_k_up_to_n_partitions_unit_weights_at_zero_imbalance(data, n, density, seed):
+    """METIS's and KaMinPar's limit floor((1 + eps) * ceil(share * W)): with unit weights the rounded-up shares
+    add up to at least n, so every k <= n has a partition, even at eps = 0 and with unequal targets (the old
+    floor((1 + eps) * share * W) refused karate at k = 3: three limits of 11 for 34 vertices)."""
+    k = data.draw(st.integers(1, n))
+    raw = data.draw(st.lists(st.integers(1, 9), min_size=k, max_size=k))
+    graph = random_graph(n, int(n * density), seed)
+    p = apportion.partition(graph, k, targets=raw, imbalance=0.0, seed=seed, preset="fast")
+    shares = np.array(raw) / sum(raw)
+    check_partition(graph, p, k, shares, 0.0)
+    assert p.balanced and p.imbalance <= 1e-12
+
+
+@pytest.mark.parametrize("k", [3, 10, 33, 34])
+def test_karate_at_zero_and_default_imbalance(graphs_dir, k):
+    graph = apportion.read_graph(graphs_dir / "karate.graph")
+    for epsilon in (0.0, 0.03):
+        p = apportion.partition(graph, k, imbalance=epsilon)
+        check_partition(graph, p, k, np.full(k, 1 / k), epsilon)
+        assert int(np.asarray(p.max_block_weights).max()) == math.floor((1 + epsilon) * math.ceil(34 / k))
 
 
 @SETTINGS

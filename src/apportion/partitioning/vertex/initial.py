@@ -27,8 +27,7 @@ from apportion.partitioning.vertex.options import PartitionOptions
 def _bisection_limits(graph: LevelGraph, share0: float, epsilon: float) -> np.ndarray:
     total = graph.vertex_weights.sum(axis=0)
     shares = np.array([share0, 1.0 - share0])
-    limits = max_block_weights(total, shares, epsilon)
-    return np.maximum(limits, np.ceil(np.outer(shares, total)).astype(np.int64))
+    return max_block_weights(total, shares, epsilon)
 
 
 def _targets(graph: LevelGraph, share0: float) -> np.ndarray:

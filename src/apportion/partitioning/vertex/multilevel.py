@@ -3,7 +3,7 @@
 Seed 000 ch. 4-5 (coarsen by matching, partition the coarsest graph, project and refine level by level), with
 this project's additions (notes, part B): label-propagation clustering, unequal block targets as a first-class
 input, and an explicit rebalancer at every level so the result always meets
-block_weight[b, c] <= floor((1 + imbalance) * targets[b] * W[c]).
+block_weight[b, c] <= floor((1 + imbalance) * ceil(targets[b] * W[c])) (METIS's and KaMinPar's limit).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 
 from apportion import ui
 from apportion.errors import InputError
+from apportion.graph.metrics import imbalance_against, whole_target_weights
 from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut
 from apportion.partitioning.vertex._balance_kernels import place_isolated
 from apportion.partitioning.vertex._initial_kernels import induced_subgraph
@@ -73,15 +74,20 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
         graph: an `apportion.Graph` (vertex weights with one or several constraints and edge weights honoured).
         k: number of blocks, 1 <= k <= n.
         targets: relative block sizes (e.g. device speeds), length k, positive; None = equal blocks.
-        imbalance: epsilon >= 0; every block b ends with weight <= floor((1 + epsilon) * targets[b] * W) in every
-            constraint (a hard guarantee).
+        imbalance: epsilon >= 0; every block b ends with weight <= floor((1 + epsilon) * ceil(targets[b] * W))
+            in every constraint c (W = the constraint's total vertex weight; a hard guarantee). The share is
+            rounded up to a whole weight before the tolerance applies, as METIS and KaMinPar do ((1 + epsilon) *
+            ceil(W / k) for equal blocks), so with unit vertex weights every k <= n has a partition, even at
+            epsilon = 0.
         seed: every random choice derives from it; same seed and thread count, same result.
         preset: "fast", "default", "strong" (see `options.PRESETS`) or a `PartitionOptions`.
         threads: Numba threads for the parallel kernels (default: Numba's current setting).
 
-    Returns a `Partition` (assignment, block weights, cut, imbalance, per-phase times).
+    Returns a `Partition` (assignment, block weights, cut, imbalance, per-phase times). Its `imbalance` is
+    max over b, c of block_weight / ceil(targets[b] * W) - 1, against the same rounded-up target as the limit,
+    so it is <= epsilon (up to floating-point rounding) exactly when every block is within its limit.
     Raises InputError for k < 1, k > n, bad targets, negative imbalance, or when no partition within the
-    imbalance can exist (a vertex heavier than every block's limit; limits that add up to less than W).
+    imbalance can exist (a vertex heavier than every block's limit).
 
     Phases: coarsen (seed 000 ch. 4.3.2 / 5.2.1-5.2.2), initial (ch. 4.3.3 / 5.2.3), uncoarsen = project +
     rebalance + refine (ch. 4.3.4 / 5.2.4) at every level.
@@ -115,9 +121,7 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
         numba.set_num_threads(previous_threads)
     with watch.phase("metrics"):
         target_weights = np.outer(shares, total.astype(np.float64))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(target_weights > 0, bw / np.where(target_weights > 0, target_weights, 1.0), 1.0)
-        imbalance_value = float(ratio.max() - 1.0) if ratio.size else 0.0
+        imbalance_value = imbalance_against(bw, whole_target_weights(target_weights))
     times = dict(watch.times)
     times["total"] = time.perf_counter() - started
     single = fine.vertex_weights.shape[1] == 1 and (graph.vertex_weights is None or graph.vertex_weights.ndim == 1)
