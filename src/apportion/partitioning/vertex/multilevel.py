@@ -23,6 +23,7 @@ from apportion.partitioning.vertex._balance_kernels import place_isolated
 from apportion.partitioning.vertex._initial_kernels import induced_subgraph
 from apportion.partitioning.vertex.balance import check_feasible, max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import coarsen, level_threads
+from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, project_partition
 from apportion.partitioning.vertex.initial import initial_partition
 from apportion.partitioning.vertex.options import PartitionOptions, preset_options
@@ -96,23 +97,23 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     _check_arguments(graph, k, imbalance, threads)
     k = int(k)
     epsilon = float(imbalance)
-    seed = int(seed)
     options = preset_options(preset)
     preset_name = preset if isinstance(preset, str) else "custom"
-    shares = normalise_targets(targets, k)
     fine = LevelGraph.from_graph(graph)
     total = fine.vertex_weights.sum(axis=0)
-    limits = max_block_weights(total, shares, epsilon)
+    targets = normalise_targets(targets, k)
+    limits = max_block_weights(total, targets, epsilon)
     check_feasible(fine.vertex_weights, total, limits, epsilon)
 
     previous_threads = numba.get_num_threads()
     use_threads = previous_threads if threads is None else max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
-    watch = ui.Stopwatch()
+    ctx = PartitionContext(k=k, targets=targets, epsilon=epsilon, max_block_weights=limits, options=options,
+                           seed=int(seed), threads=use_threads)
+    watch = ctx.watch
     try:
-        part, levels = _partition_without_isolated(fine, k, shares, epsilon, limits, options, seed, watch,
-                                                   use_threads)
+        part, levels = _partition_without_isolated(fine, ctx)
         if part is None:
-            part, levels = _cycles(fine, k, shares, epsilon, limits, options, seed, watch, use_threads)
+            part, levels = _cycles(fine, ctx)
         level_threads(fine.n, use_threads)
         with watch.phase("metrics"):
             bw = block_weights(fine.vertex_weights, part, k)
@@ -120,39 +121,38 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     finally:
         numba.set_num_threads(previous_threads)
     with watch.phase("metrics"):
-        target_weights = np.outer(shares, total.astype(np.float64))
+        target_weights = np.outer(ctx.targets, total.astype(np.float64))
         imbalance_value = imbalance_against(bw, whole_target_weights(target_weights))
     times = dict(watch.times)
     times["total"] = time.perf_counter() - started
     single = fine.vertex_weights.shape[1] == 1 and (graph.vertex_weights is None or graph.vertex_weights.ndim == 1)
     squeeze = (lambda a: a[:, 0].copy()) if single else (lambda a: a)
-    return Partition(assignment=part, k=k, block_weights=squeeze(bw), targets=shares,
+    return Partition(assignment=part, k=k, block_weights=squeeze(bw), targets=ctx.targets,
                      target_weights=squeeze(target_weights), max_block_weights=squeeze(limits), cut=cut,
                      imbalance=imbalance_value, epsilon=epsilon, times=times, levels=levels, preset=preset_name,
-                     seed=seed)
+                     seed=ctx.seed)
 
 
 #: isolated vertices are set aside when they are at least this fraction of the vertices
 ISOLATED_MIN_FRACTION = 0.01
 
 
-def _cycles(graph: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limits: np.ndarray,
-            options: PartitionOptions, seed: int, watch: ui.Stopwatch, threads: int) -> tuple[np.ndarray, int]:
+def _cycles(graph: LevelGraph, ctx: PartitionContext) -> tuple[np.ndarray, int]:
     """`options.multilevel_runs` independent multilevel cycles (different seeds; the smallest cut kept, the
     first on ties), then `options.vcycles` V-cycles on the kept partition. Every run ends balanced, so the
     kept one is too."""
-    part, levels = _multilevel(graph, k, shares, epsilon, limits, _run_options(options, 0), seed, watch, threads)
-    if k > 1 and options.multilevel_runs > 1:
+    options = ctx.options
+    part, levels = _multilevel(graph, ctx.derive(options=_run_options(options, 0)))
+    if ctx.k > 1 and options.multilevel_runs > 1:
         best_cut = int(edge_cut(graph.indptr, graph.indices, graph.edge_weights, part))
         for run in range(1, options.multilevel_runs):
-            other, other_levels = _multilevel(graph, k, shares, epsilon, limits, _run_options(options, run),
-                                              seed + 1_000_003 * run, watch, threads)
+            other, other_levels = _multilevel(graph, ctx.derive(options=_run_options(options, run),
+                                                                seed=ctx.seed + 1_000_003 * run))
             other_cut = int(edge_cut(graph.indptr, graph.indices, graph.edge_weights, other))
             if other_cut < best_cut:
                 part, levels, best_cut = other, other_levels, other_cut
-    for cycle in range(options.vcycles if k > 1 else 0):
-        part, _ = _multilevel(graph, k, shares, epsilon, limits, options, seed + 7 * (cycle + 1), watch, threads,
-                              given=part)
+    for cycle in range(options.vcycles if ctx.k > 1 else 0):
+        part, _ = _multilevel(graph, ctx.derive(seed=ctx.seed + 7 * (cycle + 1)), given=part)
     return part, levels
 
 
@@ -186,14 +186,13 @@ def _run_options(options: PartitionOptions, run: int) -> PartitionOptions:
     return replace(options, **changes) if changes else options
 
 
-def _partition_without_isolated(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limits: np.ndarray,
-                                options: PartitionOptions, seed: int, watch: ui.Stopwatch,
-                                threads: int) -> tuple[np.ndarray | None, int]:
+def _partition_without_isolated(fine: LevelGraph, ctx: PartitionContext) -> tuple[np.ndarray | None, int]:
     """Partition the non-isolated vertices under the full block limits, then fill the blocks with the isolated
     vertices (KaMinPar removes them the same way). Isolated vertices cost no cut wherever they go, so the rest
     of the graph may use all their weight as extra slack: on rmat scale 18 (34 % isolated) a 2-way split may
-    give one block up to 78 % of the connected part instead of 51.5 %. Returns (None, 0) when there are too
-    few isolated vertices for this to pay (fewer than ISOLATED_MIN_FRACTION of n) or nothing else."""
+    give one block up to 78 % of the connected part instead of 51.5 %. Returns (None, 0) when there are too few isolated
+    vertices for this to pay (fewer than ISOLATED_MIN_FRACTION of n) or nothing else."""
+    k, limits, watch = ctx.k, ctx.max_block_weights, ctx.watch
     if k == 1:
         return None, 0
     isolated = fine.indptr[1:] == fine.indptr[:-1]
@@ -205,13 +204,13 @@ def _partition_without_isolated(fine: LevelGraph, k: int, shares: np.ndarray, ep
         core = LevelGraph(*induced_subgraph(fine.indptr, fine.indices, fine.edge_weights, fine.vertex_weights,
                                             core_ids))
         core_total = core.vertex_weights.sum(axis=0).astype(np.float64)
-        wanted = np.outer(shares, core_total)
+        wanted = np.outer(ctx.targets, core_total)
         with np.errstate(divide="ignore", invalid="ignore"):
             slack = np.where(wanted > 0, limits / np.where(wanted > 0, wanted, 1.0), np.inf)
         core_epsilon = float(min(slack.min() - 1.0, 4.0))
-    if core_epsilon < epsilon:
+    if core_epsilon < ctx.epsilon:
         return None, 0
-    core_part, levels = _cycles(core, k, shares, core_epsilon, limits, options, seed, watch, threads)
+    core_part, levels = _cycles(core, ctx.derive(epsilon=core_epsilon))
     with watch.phase("rebalance"):
         part = np.zeros(fine.n, dtype=np.int32)
         part[core_ids] = core_part
@@ -222,27 +221,28 @@ def _partition_without_isolated(fine: LevelGraph, k: int, shares: np.ndarray, ep
         place_isolated(fine.vertex_weights, loose, part, bw, limits)
         rebalance_partition(fine, part, bw, limits, final=True)
     if core_epsilon >= PERIPHERY_MIN_SLACK:
-        part = _try_periphery(fine, k, shares, limits, options, seed, watch, threads, part)
+        part = _try_periphery(fine, ctx, part)
     return part, levels
 
 
-def _try_periphery(fine: LevelGraph, k: int, shares: np.ndarray, limits: np.ndarray, options: PartitionOptions,
-                   seed: int, watch: ui.Stopwatch, threads: int, part: np.ndarray) -> np.ndarray:
+def _try_periphery(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) -> np.ndarray:
     """`part`, or the core-periphery candidate (`periphery.py`) refined at the finest level when it cuts less."""
 
-    def partition_core(graph, blocks, sub_shares, sub_epsilon, sub_limits):
-        found, _ = _cycles(graph, blocks, sub_shares, sub_epsilon, sub_limits, options, seed + 13, watch, threads)
+    def partition_core(graph, blocks, sub_targets, sub_epsilon, sub_limits):
+        found, _ = _cycles(graph, ctx.derive(k=blocks, targets=sub_targets, epsilon=sub_epsilon,
+                                             max_block_weights=sub_limits, seed=ctx.seed + 13))
         return found
 
-    candidate = periphery_candidate(fine, k, shares, limits, partition_core)
+    limits, watch = ctx.max_block_weights, ctx.watch
+    candidate = periphery_candidate(fine, ctx.k, ctx.targets, limits, partition_core)
     if candidate is None:
         return part
-    level_threads(fine.n, threads)
+    level_threads(fine.n, ctx.threads)
     with watch.phase("refine"):
-        bw = block_weights(fine.vertex_weights, candidate, k)
+        bw = block_weights(fine.vertex_weights, candidate, ctx.k)
         if np.any(bw > limits):
             return part
-        refine(fine, candidate, bw, limits, options, seed + 29)
+        refine(fine, candidate, bw, ctx, ctx.seed + 29)
     with watch.phase("rebalance"):
         rebalance_partition(fine, candidate, bw, limits, final=True)
     cut = edge_cut(fine.indptr, fine.indices, fine.edge_weights, part)
@@ -251,15 +251,14 @@ def _try_periphery(fine: LevelGraph, k: int, shares: np.ndarray, limits: np.ndar
     return part
 
 
-def _multilevel(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limits: np.ndarray,
-                options: PartitionOptions, seed: int, watch: ui.Stopwatch, threads: int,
-                given: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """Coarsen, partition the coarsest graph, then project / rebalance / refine back up; returns (part, levels).
 
     With `given` (a balanced partition of `fine`) this is a V-cycle (Walshaw; KaFFPa): clusters never cross
     its blocks, the coarsest graph inherits it instead of being partitioned anew, and refinement at every level
     can only lower its cut.
     """
+    k, limits, watch, options = ctx.k, ctx.max_block_weights, ctx.watch, ctx.options
     if k == 1:
         return np.zeros(fine.n, dtype=np.int32), 1
     if given is None and is_skewed(fine, options.skewed_degree_ratio):
@@ -267,21 +266,23 @@ def _multilevel(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, li
                           fm_passes=options.fm_passes if options.skewed_fm_passes < 0 else options.skewed_fm_passes)
     if options.flow_rounds > 0 and is_skewed(fine, options.flow_max_degree_ratio):
         options = replace(options, flow_rounds=0)
+    if options is not ctx.options:
+        ctx = ctx.derive(options=options)
     with watch.phase("coarsen"):
-        hierarchy, cmaps, coarse_given = coarsen(fine, k, shares, epsilon, options, seed, threads, given)
+        hierarchy, cmaps, coarse_given = coarsen(fine, ctx, given)
     show = fine.n >= PROGRESS_MIN_VERTICES
     with ui.progress("partitioning", total=len(hierarchy) + 1) if show else _no_progress() as task:
         task.advance(1)
         coarsest = hierarchy[-1]
         with watch.phase("initial"):
-            level_threads(coarsest.n, threads)
+            level_threads(coarsest.n, ctx.threads)
             if coarse_given is not None:
                 part = coarse_given.copy()
             else:
-                part = initial_partition(coarsest, shares, epsilon, options, seed + 17)
+                part = initial_partition(coarsest, ctx, ctx.seed + 17)
         for depth in range(len(hierarchy) - 1, -1, -1):
             graph = hierarchy[depth]
-            level_threads(graph.n, threads)
+            level_threads(graph.n, ctx.threads)
             if depth < len(hierarchy) - 1:
                 with watch.phase("project"):
                     part = project_partition(cmaps[depth], part)
@@ -290,7 +291,7 @@ def _multilevel(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, li
                 bw = block_weights(graph.vertex_weights, part, k)
                 rebalance_partition(graph, part, bw, limits, final=final)
             with watch.phase("refine"):
-                refine(graph, part, bw, limits, options, seed + 101 * depth)
+                refine(graph, part, bw, ctx, ctx.seed + 101 * depth)
             with watch.phase("rebalance"):
                 rebalance_partition(graph, part, bw, limits, final=final)
             task.advance(1)

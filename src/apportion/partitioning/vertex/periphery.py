@@ -26,19 +26,19 @@ PERIPHERY_MIN_SLACK = 0.25
 PERIPHERY_MIN_SHARE = 0.45
 
 
-def periphery_candidate(fine: LevelGraph, k: int, shares: np.ndarray, limits: np.ndarray,
+def periphery_candidate(fine: LevelGraph, k: int, targets: np.ndarray, limits: np.ndarray,
                         partition_core) -> np.ndarray | None:
-    """A k-way partition of `fine` in which block p = argmax(shares) holds the isolated and the lowest-degree
-    vertices up to its limit and `partition_core(graph, k - 1, shares, epsilon, limits)` splits the rest among
+    """A k-way partition of `fine` in which block p = argmax(targets) holds the isolated and the lowest-degree
+    vertices up to its limit and `partition_core(graph, k - 1, targets, epsilon, limits)` splits the rest among
     the other blocks; None when it does not apply (k < 2, several constraints, the largest share below
     PERIPHERY_MIN_SHARE, or no room for the rest).
     The result respects `limits` whenever partition_core respects the limits it is given."""
-    if k < 2 or fine.vertex_weights.shape[1] != 1 or float(shares.max()) < PERIPHERY_MIN_SHARE:
+    if k < 2 or fine.vertex_weights.shape[1] != 1 or float(targets.max()) < PERIPHERY_MIN_SHARE:
         return None
     weights = fine.vertex_weights[:, 0]
     degrees = np.diff(fine.indptr)
     total = int(weights.sum())
-    p = int(np.argmax(shares))
+    p = int(np.argmax(targets))
     others = np.array([b for b in range(k) if b != p], dtype=np.int64)
     # lowest degree first (isolated vertices lead), ties by id; block p takes a prefix up to its limit
     order = np.lexsort((np.arange(fine.n), degrees))
@@ -53,9 +53,9 @@ def periphery_candidate(fine: LevelGraph, k: int, shares: np.ndarray, limits: np
         part[core] = others[0]
         return part
     sub = LevelGraph(*induced_subgraph(fine.indptr, fine.indices, fine.edge_weights, fine.vertex_weights, core))
-    sub_shares = shares[others] / shares[others].sum()
-    wanted = sub_shares * core_weight
+    sub_targets = targets[others] / targets[others].sum()
+    wanted = sub_targets * core_weight
     epsilon = float(max(0.0, (limits[others, 0] / np.maximum(wanted, 1e-12)).min() - 1.0))
-    sub_part = partition_core(sub, others.shape[0], sub_shares, min(epsilon, 4.0), limits[others])
+    sub_part = partition_core(sub, others.shape[0], sub_targets, min(epsilon, 4.0), limits[others])
     part[core] = others[sub_part].astype(np.int32)
     return part
