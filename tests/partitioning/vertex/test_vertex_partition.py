@@ -226,18 +226,23 @@ def test_multilevel_runs_keep_the_best_balanced_and_deterministic(seed):
 
 def test_run_portfolio_cycles_the_coarsest_size_and_stays_balanced():
     from apportion.partitioning.vertex.multilevel import _run_options
-    from apportion.partitioning.vertex.options import preset_options
+    from apportion.partitioning.vertex.options import Variant, preset_options
 
-    options = preset_options("default", multilevel_runs=3, run_coarsest_per_block=(60, 5),
-                             run_clustering_rating=("heavy", "heavy", "normalized"))
+    large = Variant.of("large", coarsest_per_block=60)
+    small = Variant.of("small, normalized", coarsest_per_block=5, clustering_rating="normalized")
+    options = preset_options("default", multilevel_runs=3, runs=(large, small))
     assert [_run_options(options, r).coarsest_per_block for r in range(3)] == [60, 5, 60]
-    assert [_run_options(options, r).clustering_rating for r in range(3)] == ["heavy", "heavy", "normalized"]
-    with pytest.raises(apportion.InputError, match="rating"):
-        preset_options("default", run_clustering_rating=("heavy", "lightest"))
-    mixed = preset_options("default", multilevel_runs=2, run_coarsening=("clustering", "auto"))
+    assert [_run_options(options, r).clustering_rating for r in range(3)] == ["heavy", "normalized", "heavy"]
+    # a wrong value inside a variant names the variant and the field
+    with pytest.raises(apportion.InputError, match="variant 'bad'.*clustering_rating = 'lightest'"):
+        preset_options("default", runs=(large, Variant.of("bad", clustering_rating="lightest")))
+    with pytest.raises(apportion.InputError, match="variant 'x' sets 'colour'"):
+        preset_options("default", runs=(Variant.of("x", colour=1),))
+    mixed = preset_options("default", multilevel_runs=2,
+                           runs=(Variant.of("c", coarsening="clustering"), Variant.of("a", coarsening="auto")))
     assert [_run_options(mixed, r).coarsening for r in range(2)] == ["clustering", "auto"]
-    with pytest.raises(apportion.InputError, match="coarsening"):
-        preset_options("default", run_coarsening=("clustering", "magic"))
+    with pytest.raises(apportion.InputError, match="heavy_tailed.*coarsening = 'magic'"):
+        preset_options("default", heavy_tailed=Variant.of("m", coarsening="magic"))
     p = apportion.partition(grid(20, 20), 4, preset=mixed)
     check_partition(grid(20, 20), p, 4, np.full(4, 1 / 4), 0.03)
     assert _run_options(preset_options("default"), 1) == preset_options("default")
@@ -246,10 +251,10 @@ def test_run_portfolio_cycles_the_coarsest_size_and_stays_balanced():
     check_partition(graph, p, 8, np.full(8, 1 / 8), 0.03)
 
 
-def test_skewed_graphs_are_detected_and_partitioned_by_the_skewed_coarsening():
+def test_skewed_graphs_are_detected_and_partitioned_by_the_heavy_tailed_variant():
     from apportion.partitioning.vertex.contract import LevelGraph
     from apportion.partitioning.vertex.multilevel import is_skewed
-    from apportion.partitioning.vertex.options import preset_options
+    from apportion.partitioning.vertex.options import Variant, preset_options
 
     # a star with a path through its leaves: max degree 60 against an average of about 4
     n = 61
@@ -262,14 +267,15 @@ def test_skewed_graphs_are_detected_and_partitioned_by_the_skewed_coarsening():
     assert is_skewed(level, ratio * 0.99) and not is_skewed(level, ratio * 1.01)
     assert not is_skewed(level, 0.0)
     assert not is_skewed(LevelGraph.from_graph(grid(10, 10)), 2.0)
-    options = preset_options("default", skewed_degree_ratio=10.0, skewed_coarsening="matching")
+    options = preset_options("default", heavy_tailed_ratio=10.0,
+                             heavy_tailed=Variant.of("matching", coarsening="matching"))
     p = apportion.partition(star, 3, preset=options, imbalance=0.1)
     check_partition(star, p, 3, np.full(3, 1 / 3), 0.1)
 
 
-def test_skewed_fm_passes_replace_fm_only_on_heavy_tailed_graphs(monkeypatch):
+def test_heavy_tailed_variant_turns_fm_off_only_on_heavy_tailed_graphs(monkeypatch):
     from apportion.partitioning.vertex import refine as refine_module
-    from apportion.partitioning.vertex.options import preset_options
+    from apportion.partitioning.vertex.options import Variant, preset_options
 
     calls = []
     original = refine_module.kway_fm
@@ -278,10 +284,26 @@ def test_skewed_fm_passes_replace_fm_only_on_heavy_tailed_graphs(monkeypatch):
     src = np.concatenate([np.zeros(n - 1, dtype=np.int64), np.arange(1, n - 1)])
     dst = np.concatenate([np.arange(1, n), np.arange(2, n)])
     star = Graph.from_edges(src, dst, n=n)
-    options = preset_options("fast", skewed_degree_ratio=50.0, skewed_fm_passes=0)
+    options = preset_options("fast", heavy_tailed_ratio=50.0, heavy_tailed=Variant.of("no FM", fm_passes=0))
     p = apportion.partition(star, 4, preset=options, imbalance=0.1)
     check_partition(star, p, 4, np.full(4, 0.25), 0.1)
     assert calls == []  # heavy-tailed: no FM pass at any level
     p = apportion.partition(grid(20, 20), 4, preset=options)
     check_partition(grid(20, 20), p, 4, np.full(4, 0.25), 0.03)
     assert calls and all(passes == options.fm_passes for passes in calls)  # a mesh keeps its FM passes
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (dict(coarsening="magic"), "PartitionOptions.coarsening = 'magic' is not one of"),
+    (dict(matching="greedy"), "PartitionOptions.matching = 'greedy'"),
+    (dict(fm_passes=-1), "PartitionOptions.fm_passes must be an integer >= 0"),
+    (dict(multilevel_runs=0), "PartitionOptions.multilevel_runs must be an integer >= 1"),
+    (dict(min_shrink=float("nan")), "PartitionOptions.min_shrink must be a finite number"),
+    (dict(colour=3), "unknown PartitionOptions field 'colour'"),
+    (dict(heavy_tailed="auto"), "PartitionOptions.heavy_tailed must be a Variant"),
+])
+def test_wrong_options_name_the_field(overrides, message):
+    from apportion.partitioning.vertex.options import preset_options
+
+    with pytest.raises(apportion.InputError, match=message):
+        preset_options("default", **overrides)

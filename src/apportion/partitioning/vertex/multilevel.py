@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
 
 import numba
 import numpy as np
@@ -158,7 +157,7 @@ def _cycles(graph: LevelGraph, ctx: PartitionContext) -> tuple[np.ndarray, int]:
 
 def is_skewed(graph: LevelGraph, ratio: float) -> bool:
     """Whether the maximum degree is at least `ratio` times the average degree of the non-isolated vertices
-    (never when ratio <= 0): the heavy-tailed graphs that `skewed_coarsening` is for."""
+    (never when ratio <= 0): the heavy-tailed graphs that `PartitionOptions.heavy_tailed` is for."""
     if ratio <= 0 or graph.n == 0:
         return False
     degrees = np.diff(graph.indptr)
@@ -169,21 +168,12 @@ def is_skewed(graph: LevelGraph, ratio: float) -> bool:
 
 
 def _run_options(options: PartitionOptions, run: int) -> PartitionOptions:
-    """The options of independent run `run`: the coarsest-graph size, the clustering rating and the coarsening
-    method cycle through `options.run_coarsest_per_block`, `options.run_clustering_rating` and
-    `options.run_coarsening` when they are given (a portfolio: graphs differ in which suits them, and the best
-    run is kept)."""
-    changes = {}
-    if options.run_coarsest_per_block:
-        sizes = options.run_coarsest_per_block
-        changes["coarsest_per_block"] = int(sizes[run % len(sizes)])
-    if options.run_clustering_rating:
-        ratings = options.run_clustering_rating
-        changes["clustering_rating"] = ratings[run % len(ratings)]
-    if options.run_coarsening:
-        methods = options.run_coarsening
-        changes["coarsening"] = methods[run % len(methods)]
-    return replace(options, **changes) if changes else options
+    """The options of independent run `run`: `options` with the variant `options.runs[run % len]` applied
+    (a portfolio: graphs differ in which suits them, and the best run is kept); `options` when there are
+    none."""
+    if not options.runs:
+        return options
+    return options.runs[run % len(options.runs)].apply(options)
 
 
 def _partition_without_isolated(fine: LevelGraph, ctx: PartitionContext) -> tuple[np.ndarray | None, int]:
@@ -256,18 +246,14 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
 
     With `given` (a balanced partition of `fine`) this is a V-cycle (Walshaw; KaFFPa): clusters never cross
     its blocks, the coarsest graph inherits it instead of being partitioned anew, and refinement at every level
-    can only lower its cut.
+    can only lower its cut. On a heavy-tailed graph (`is_skewed` with `options.heavy_tailed_ratio`) the
+    cycle runs with the variant `options.heavy_tailed` applied.
     """
     k, limits, watch, options = ctx.k, ctx.max_block_weights, ctx.watch, ctx.options
     if k == 1:
         return np.zeros(fine.n, dtype=np.int32), 1
-    if given is None and is_skewed(fine, options.skewed_degree_ratio):
-        options = replace(options, coarsening=options.skewed_coarsening,
-                          fm_passes=options.fm_passes if options.skewed_fm_passes < 0 else options.skewed_fm_passes)
-    if options.flow_rounds > 0 and is_skewed(fine, options.flow_max_degree_ratio):
-        options = replace(options, flow_rounds=0)
-    if options is not ctx.options:
-        ctx = ctx.derive(options=options)
+    if options.heavy_tailed is not None and is_skewed(fine, options.heavy_tailed_ratio):
+        ctx = ctx.derive(options=options.heavy_tailed.apply(options))
     with watch.phase("coarsen"):
         hierarchy, cmaps, coarse_given = coarsen(fine, ctx, given)
     show = fine.n >= PROGRESS_MIN_VERTICES
