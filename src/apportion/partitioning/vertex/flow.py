@@ -15,6 +15,7 @@ import numpy as np
 
 from apportion.partitioning.vertex._flow_kernels import quotient_edges, refine_pair
 from apportion.partitioning.vertex._partition_kernels import mix_hash
+from apportion.partitioning.vertex.boundary import all_boundary_vertices
 from apportion.partitioning.vertex.contract import LevelGraph
 
 
@@ -43,8 +44,6 @@ def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weight
     against 0.8 s with 8 hops). Never increases the cut; never pushes a block above `max_weights` (in any
     constraint). Deterministic for a given seed. Updates part and bw; returns the cut decrease.
     """
-    from apportion.partitioning.vertex.refine import all_boundary_vertices
-
     k = bw.shape[0]
     if rounds <= 0 or graph.n == 0 or k < 2:
         return 0

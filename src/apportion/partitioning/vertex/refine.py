@@ -9,14 +9,10 @@ from apportion._chunked import run_chunked, thread_budget
 from apportion.partitioning.vertex._refine_kernels import (
     accept_requests, afterburner, apply_if_not_worse, boundary_vertices, file_requests, kway_fm,
     touched_vertices)
+from apportion.partitioning.vertex.boundary import all_boundary_vertices
 from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph
 from apportion.partitioning.vertex.flow import refine_flows
-
-
-def all_boundary_vertices(graph: LevelGraph, part: np.ndarray) -> np.ndarray:
-    """The vertices with a neighbour in another block, increasing (int32)."""
-    return boundary_vertices(graph.indptr, graph.indices, part, np.arange(graph.n, dtype=np.int32))
 
 
 def refine_two_direction(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray,
