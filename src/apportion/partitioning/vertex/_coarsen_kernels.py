@@ -11,7 +11,8 @@ import numpy as np
 from numba import njit
 
 from apportion.graph._segmented_kernels import best_in_row
-from apportion.partitioning.vertex._partition_kernels import mix_hash, stable_argsort
+from apportion._kernels.hashing import mix_hash
+from apportion.partitioning.vertex._partition_kernels import stable_argsort
 
 
 # A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal

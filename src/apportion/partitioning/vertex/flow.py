@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from apportion.partitioning.vertex._flow_kernels import quotient_edges, refine_pair
-from apportion.partitioning.vertex._partition_kernels import mix_hash
+from apportion._kernels.hashing import mix_hash
 from apportion.partitioning.vertex.boundary import all_boundary_vertices
 from apportion.partitioning.vertex.contract import LevelGraph
 

@@ -17,7 +17,8 @@ import numpy as np
 
 from apportion.partitioning.vertex._initial_kernels import (
     bisection_fm, grow_and_refine_tries, induced_subgraph)
-from apportion.partitioning.vertex._partition_kernels import block_weights, mix_hash
+from apportion._kernels.hashing import mix_hash
+from apportion.partitioning.vertex._partition_kernels import block_weights
 from apportion.partitioning.vertex.balance import max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import coarsen
 from apportion.partitioning.vertex.context import PartitionContext
