@@ -307,3 +307,54 @@ def test_wrong_options_name_the_field(overrides, message):
 
     with pytest.raises(apportion.InputError, match=message):
         preset_options("default", **overrides)
+
+
+class _RecordingTask:
+    def __init__(self, log):
+        self.log = log
+
+    def advance(self, amount=1.0):
+        self.log["advanced"] += amount
+
+    def update(self, completed=None, total=None, description=None):
+        if total is not None:
+            self.log["total"] = total
+        if description is not None:
+            self.log["descriptions"].append(description)
+
+
+def _record_progress(monkeypatch, on_terminal: bool) -> dict:
+    import contextlib
+
+    from apportion import ui
+
+    log = {"opened": [], "advanced": 0.0, "descriptions": []}
+
+    @contextlib.contextmanager
+    def progress(description, total=None):
+        log["opened"].append(description)
+        log["total"] = total
+        yield _RecordingTask(log)
+
+    monkeypatch.setattr(ui, "progress_enabled", lambda: on_terminal)
+    monkeypatch.setattr(ui, "progress", progress)
+    return log
+
+
+def test_long_strong_partition_reports_progress_per_cycle(monkeypatch):
+    log = _record_progress(monkeypatch, on_terminal=True)
+    graph = grid(110, 110)  # 12,100 vertices: long enough with strong's 3 runs, 2 V-cycles and flows
+    apportion.partition(graph, 4, preset="strong")
+    assert log["opened"] == ["partitioning"] and log["total"] == 5
+    assert log["advanced"] == pytest.approx(5.0)  # every cycle advanced by one in all
+    assert "partitioning: run 3 of 3" in log["descriptions"]
+    assert "partitioning: V-cycle 2 of 2" in log["descriptions"]
+
+
+def test_no_progress_when_short_or_not_on_a_terminal(monkeypatch):
+    log = _record_progress(monkeypatch, on_terminal=True)
+    apportion.partition(grid(110, 110), 4, preset="default")  # one cycle on 12,100 vertices: quick
+    assert log["opened"] == []
+    log = _record_progress(monkeypatch, on_terminal=False)
+    apportion.partition(grid(110, 110), 4, preset="strong")  # piped: nothing, however long
+    assert log["opened"] == []

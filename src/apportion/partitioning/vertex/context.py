@@ -33,6 +33,8 @@ class PartitionContext:
         seed: the seed of this run; phases derive theirs from it by fixed offsets.
         threads: Numba threads for levels large enough to use them (None: leave the setting alone).
         watch: the per-phase stopwatch the whole call shares.
+        progress: the call's progress task (`apportion.ui.progress`; a null task when no line is shown): each
+            multilevel cycle advances it by one.
     """
 
     k: int
@@ -43,7 +45,8 @@ class PartitionContext:
     seed: int
     threads: int | None = None
     watch: ui.Stopwatch = field(default_factory=ui.Stopwatch)
+    progress: object = field(default_factory=ui._NullTask)
 
     def derive(self, **changes) -> "PartitionContext":
-        """A copy with the named fields changed (the stopwatch stays shared)."""
+        """A copy with the named fields changed (the stopwatch and the progress task stay shared)."""
         return replace(self, **changes)

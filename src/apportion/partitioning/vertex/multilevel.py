@@ -30,8 +30,10 @@ from apportion.partitioning.vertex.periphery import PERIPHERY_MIN_SLACK, periphe
 from apportion.partitioning.vertex.refine import refine
 from apportion.partitioning.vertex.result import Partition
 
-#: graphs with at least this many vertices show a progress bar (on a terminal)
-PROGRESS_MIN_VERTICES = 200_000
+#: a call shows a progress line (on a terminal only) when its expected work, vertices x multilevel cycles
+#: (x 4 with flow refinement), is at least this: `default` and `fast` from 200,000 vertices, `strong` (3 runs +
+#: 2 V-cycles with flows) from 10,000
+PROGRESS_MIN_WORK = 200_000
 
 
 def normalise_targets(targets, k: int) -> np.ndarray:
@@ -106,13 +108,16 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
 
     previous_threads = numba.get_num_threads()
     use_threads = previous_threads if threads is None else max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
-    ctx = PartitionContext(k=k, targets=targets, epsilon=epsilon, max_block_weights=limits, options=options,
-                           seed=int(seed), threads=use_threads)
-    watch = ctx.watch
+    cycles = _cycle_count(options, k)
+    show = ui.progress_enabled() and fine.n * cycles * (4 if options.flow_rounds > 0 else 1) >= PROGRESS_MIN_WORK
     try:
-        part, levels = _partition_without_isolated(fine, ctx)
-        if part is None:
-            part, levels = _cycles(fine, ctx)
+        with ui.progress("partitioning", total=cycles) if show else _no_progress() as task:
+            ctx = PartitionContext(k=k, targets=targets, epsilon=epsilon, max_block_weights=limits,
+                                   options=options, seed=int(seed), threads=use_threads, progress=task)
+            watch = ctx.watch
+            part, levels = _partition_without_isolated(fine, ctx)
+            if part is None:
+                part, levels = _cycles(fine, ctx)
         level_threads(fine.n, use_threads)
         with watch.phase("metrics"):
             bw = block_weights(fine.vertex_weights, part, k)
@@ -136,23 +141,36 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
 ISOLATED_MIN_FRACTION = 0.01
 
 
+def _cycle_count(options: PartitionOptions, k: int) -> int:
+    """The multilevel cycles `_cycles` runs: the independent runs, then the V-cycles (one for k = 1)."""
+    return 1 if k == 1 else max(1, options.multilevel_runs) + options.vcycles
+
+
 def _cycles(graph: LevelGraph, ctx: PartitionContext) -> tuple[np.ndarray, int]:
     """`options.multilevel_runs` independent multilevel cycles (different seeds; the smallest cut kept, the
     first on ties), then `options.vcycles` V-cycles on the kept partition. Every run ends balanced, so the
-    kept one is too."""
+    kept one is too. Each cycle advances `ctx.progress` by one."""
     options = ctx.options
+    runs = options.multilevel_runs if ctx.k > 1 else 1
+    ctx.progress.update(description=_cycle_label("run", 1, runs))
     part, levels = _multilevel(graph, ctx.derive(options=_run_options(options, 0)))
     if ctx.k > 1 and options.multilevel_runs > 1:
         best_cut = int(edge_cut(graph.indptr, graph.indices, graph.edge_weights, part))
         for run in range(1, options.multilevel_runs):
+            ctx.progress.update(description=_cycle_label("run", run + 1, runs))
             other, other_levels = _multilevel(graph, ctx.derive(options=_run_options(options, run),
                                                                 seed=ctx.seed + 1_000_003 * run))
             other_cut = int(edge_cut(graph.indptr, graph.indices, graph.edge_weights, other))
             if other_cut < best_cut:
                 part, levels, best_cut = other, other_levels, other_cut
     for cycle in range(options.vcycles if ctx.k > 1 else 0):
+        ctx.progress.update(description=_cycle_label("V-cycle", cycle + 1, options.vcycles))
         part, _ = _multilevel(graph, ctx.derive(seed=ctx.seed + 7 * (cycle + 1)), given=part)
     return part, levels
+
+
+def _cycle_label(kind: str, number: int, count: int) -> str:
+    return "partitioning" if count <= 1 else f"partitioning: {kind} {number} of {count}"
 
 
 def is_skewed(graph: LevelGraph, ratio: float) -> bool:
@@ -224,6 +242,8 @@ def _try_periphery(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) ->
         return found
 
     limits, watch = ctx.max_block_weights, ctx.watch
+    # the candidate partitions the core once more: as many cycles again
+    ctx.progress.update(total=2 * _cycle_count(ctx.options, ctx.k))
     candidate = periphery_candidate(fine, ctx.k, ctx.targets, limits, partition_core)
     if candidate is None:
         return part
@@ -256,31 +276,30 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
         ctx = ctx.derive(options=options.heavy_tailed.apply(options))
     with watch.phase("coarsen"):
         hierarchy, cmaps, coarse_given = coarsen(fine, ctx, given)
-    show = fine.n >= PROGRESS_MIN_VERTICES
-    with ui.progress("partitioning", total=len(hierarchy) + 1) if show else _no_progress() as task:
-        task.advance(1)
-        coarsest = hierarchy[-1]
-        with watch.phase("initial"):
-            level_threads(coarsest.n, ctx.threads)
-            if coarse_given is not None:
-                part = coarse_given.copy()
-            else:
-                part = initial_partition(coarsest, ctx, ctx.seed + 17)
-        for depth in range(len(hierarchy) - 1, -1, -1):
-            graph = hierarchy[depth]
-            level_threads(graph.n, ctx.threads)
-            if depth < len(hierarchy) - 1:
-                with watch.phase("project"):
-                    part = project_partition(cmaps[depth], part)
-            final = depth == 0
-            with watch.phase("rebalance"):
-                bw = block_weights(graph.vertex_weights, part, k)
-                rebalance_partition(graph, part, bw, limits, final=final)
-            with watch.phase("refine"):
-                refine(graph, part, bw, ctx, ctx.seed + 101 * depth)
-            with watch.phase("rebalance"):
-                rebalance_partition(graph, part, bw, limits, final=final)
-            task.advance(1)
+    step = 1.0 / (len(hierarchy) + 1)  # of this cycle's progress: coarsening, then one per level
+    ctx.progress.advance(step)
+    coarsest = hierarchy[-1]
+    with watch.phase("initial"):
+        level_threads(coarsest.n, ctx.threads)
+        if coarse_given is not None:
+            part = coarse_given.copy()
+        else:
+            part = initial_partition(coarsest, ctx, ctx.seed + 17)
+    for depth in range(len(hierarchy) - 1, -1, -1):
+        graph = hierarchy[depth]
+        level_threads(graph.n, ctx.threads)
+        if depth < len(hierarchy) - 1:
+            with watch.phase("project"):
+                part = project_partition(cmaps[depth], part)
+        final = depth == 0
+        with watch.phase("rebalance"):
+            bw = block_weights(graph.vertex_weights, part, k)
+            rebalance_partition(graph, part, bw, limits, final=final)
+        with watch.phase("refine"):
+            refine(graph, part, bw, ctx, ctx.seed + 101 * depth)
+        with watch.phase("rebalance"):
+            rebalance_partition(graph, part, bw, limits, final=final)
+        ctx.progress.advance(step)
     return part, len(hierarchy)
 
 
