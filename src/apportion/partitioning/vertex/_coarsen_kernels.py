@@ -171,7 +171,7 @@ def two_hop_matching(indptr, indices, edge_weights, vertex_weights, labels, cap,
 
 
 #: vertices are visited in runs of this many consecutive ids (runs in seeded random order): neighbouring ids
-#: share cache lines, which makes a round about twice as fast as a fully random order
+#: share cache lines, so a round is faster than in a fully random order (docs/partition.md, coarsening)
 ORDER_RUN = 512
 
 

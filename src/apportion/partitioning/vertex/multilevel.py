@@ -197,8 +197,7 @@ def _run_options(options: PartitionOptions, run: int) -> PartitionOptions:
 def _partition_without_isolated(fine: LevelGraph, ctx: PartitionContext) -> tuple[np.ndarray | None, int]:
     """Partition the non-isolated vertices under the full block limits, then fill the blocks with the isolated
     vertices (KaMinPar removes them the same way). Isolated vertices cost no cut wherever they go, so the rest
-    of the graph may use all their weight as extra slack: on rmat scale 18 (34 % isolated) a 2-way split may
-    give one block up to 78 % of the connected part instead of 51.5 %. Returns (None, 0) when there are too few isolated
+    of the graph may use all their weight as extra slack. Returns (None, 0) when there are too few isolated
     vertices for this to pay (fewer than ISOLATED_MIN_FRACTION of n) or nothing else."""
     k, limits, watch = ctx.k, ctx.max_block_weights, ctx.watch
     if k == 1:

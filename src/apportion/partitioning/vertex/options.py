@@ -35,7 +35,8 @@ class Variant:
 
 @dataclass(frozen=True)
 class PartitionOptions:
-    """Every tunable of the multilevel partitioner (seed 000, ch. 4-5; KaMinPar-style deep multilevel).
+    """Every tunable of the multilevel partitioner (seed 000, ch. 4-5; KaMinPar-style deep multilevel). The
+    measurements behind the presets' values: docs/partition.md ("Measurements behind the defaults").
 
     Coarsening:
         coarsening: "matching" (heavy-edge matching in rounds), "clustering" (size-constrained label
@@ -50,7 +51,7 @@ class PartitionOptions:
         clustering_stop_fraction: a level's label propagation stops after a round that moved fewer than this
             fraction of the vertices.
         large_level: levels with at least this many vertices run at most `large_level_clustering_rounds`
-            rounds (a third round there costs as much as the first and moves ~5 % of the vertices).
+            rounds (a third round there costs as much as the first and moves few vertices).
         coarsest_per_block: stop coarsening when n <= coarsest_per_block * k ...
         coarsest_min: ... or n <= coarsest_min (whichever is larger).
         min_shrink: stop when a level keeps more than this fraction of the vertices (thesis: 0.85).
@@ -76,8 +77,7 @@ class PartitionOptions:
         flow_region_depth: ... and reach at most this many hops from the common boundary (0: no limit; bounds
             the regions of large blocks, where the weight bound alone allows 10^5 vertices).
         flow_max_piercings: a pair's search for a balanced cut gives up after this many piercings that needed
-            more flow (each a max-flow update of the whole region: on astro-ph, k = 2, unbounded searches took
-            4 s per finest level for a 1 % gain).
+            more flow (each a max-flow update of the whole region; unbounded searches cost much for little).
         flow_min_vertices: flows run only on levels with at least this many vertices (the finer levels).
     Repetitions:
         multilevel_runs: independent multilevel cycles with different seeds; the one with the smallest cut is

@@ -3,12 +3,11 @@
 Power-law graphs from R-MAT-like generators and crawls have a dense core, a sparse periphery of low-degree
 vertices hanging off the core, and isolated vertices. When the isolated vertices are a large share of the
 weight, one block can hold them together with the whole periphery, and the cut is then only the periphery's
-edges into the core: on rmat scale 18 (34 % isolated) at k = 2 that cut is 0.25 x METIS's, a split that
-multilevel coarsening cannot find (matching a leaf to its hub puts periphery and core in one cluster).
+edges into the core: a split that multilevel coarsening cannot find (matching a leaf to its hub puts periphery and core in one cluster).
 `periphery_candidate` builds that split directly: the largest-target block takes the isolated vertices and
 the lowest-degree others up to its limit; the remaining (high-degree) vertices are partitioned into the other
 k - 1 blocks by the multilevel partitioner. The caller keeps whichever of this and its ordinary result cuts
-less, so the candidate can only help.
+less, so the candidate can only help. What it gains, and why the thresholds below are where they are: docs/partition.md, "Measurements behind the defaults".
 """
 
 from __future__ import annotations
@@ -20,9 +19,8 @@ from apportion.partitioning.vertex.contract import LevelGraph
 
 #: the candidate is tried when the isolated vertices let the rest deviate from its targets by at least this
 PERIPHERY_MIN_SLACK = 0.25
-#: ... and the largest block may hold at least this share of the weight (on rmat scale 18 at k = 8 the
-#: candidate, whose periphery block then holds only an eighth, cut 4 % more than the ordinary result and
-#: doubled the time)
+#: ... and the largest block may hold at least this share of the weight (with a small periphery block the
+#: candidate cuts more than the ordinary result, at twice the time)
 PERIPHERY_MIN_SHARE = 0.45
 
 
