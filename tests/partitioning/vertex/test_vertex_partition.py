@@ -358,3 +358,15 @@ def test_no_progress_when_short_or_not_on_a_terminal(monkeypatch):
     log = _record_progress(monkeypatch, on_terminal=False)
     apportion.partition(grid(110, 110), 4, preset="strong")  # piped: nothing, however long
     assert log["opened"] == []
+
+
+def test_progress_counts_the_core_periphery_candidate(monkeypatch):
+    # a grid plus as many isolated vertices, k = 2: the core-periphery candidate runs one more set of cycles
+    log = _record_progress(monkeypatch, on_terminal=True)
+    core = grid(80, 80)
+    u, v, _ = core.edges()
+    graph = Graph.from_edges(u, v, n=2 * core.n)
+    apportion.partition(graph, 3, targets=[2, 1, 1], preset="strong", seed=1)
+    assert log["opened"] == ["partitioning"]
+    assert log["total"] == 10  # strong's 5 cycles, and 5 more for the candidate's core
+    assert log["advanced"] == pytest.approx(log["total"])  # the line ends full

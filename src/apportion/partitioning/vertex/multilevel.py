@@ -236,13 +236,13 @@ def _try_periphery(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) ->
     """`part`, or the core-periphery candidate (`periphery.py`) refined at the finest level when it cuts less."""
 
     def partition_core(graph, blocks, sub_targets, sub_epsilon, sub_limits):
+        # the candidate partitions the core once more: its cycles join the progress line's total
+        ctx.progress.update(total=_cycle_count(ctx.options, ctx.k) + _cycle_count(ctx.options, blocks))
         found, _ = _cycles(graph, ctx.derive(k=blocks, targets=sub_targets, epsilon=sub_epsilon,
                                              max_block_weights=sub_limits, seed=ctx.seed + 13))
         return found
 
     limits, watch = ctx.max_block_weights, ctx.watch
-    # the candidate partitions the core once more: as many cycles again
-    ctx.progress.update(total=2 * _cycle_count(ctx.options, ctx.k))
     candidate = periphery_candidate(fine, ctx.k, ctx.targets, limits, partition_core)
     if candidate is None:
         return part
@@ -270,6 +270,7 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
     """
     k, limits, watch, options = ctx.k, ctx.max_block_weights, ctx.watch, ctx.options
     if k == 1:
+        ctx.progress.advance(1)
         return np.zeros(fine.n, dtype=np.int32), 1
     if options.heavy_tailed is not None and is_skewed(fine, options.heavy_tailed_ratio):
         ctx = ctx.derive(options=options.heavy_tailed.apply(options))
