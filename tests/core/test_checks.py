@@ -14,7 +14,6 @@ from apportion.checks import (MAX_SEED, check_imbalance, check_k, check_seed, ch
                               integer)
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
-from apportion.partitioning.vertex.multilevel import _check_arguments, normalise_targets
 
 
 @pytest.mark.parametrize("call,fragment", [
@@ -86,32 +85,27 @@ def test_shares_are_positive_and_sum_to_one_whenever_accepted(values):
     assert math.isclose(float(shares.sum()), 1.0, rel_tol=1e-9)
 
 
-# ---------------------------------------------------------------------------- drop-in for the vertex partitioner
-@pytest.mark.parametrize("targets,k", [(None, 3), ([4, 2, 1, 1], 4), ([1e-3, 5.5], 2), (np.array([2.0]), 1)])
-def test_check_shares_gives_the_same_shares_as_normalise_targets(targets, k):
-    np.testing.assert_array_equal(check_shares(targets, k), normalise_targets(targets, k))
+# ---------------------------------------------------------------------------- the vertex partitioner's gates
+@pytest.mark.parametrize("k,imbalance,threads,seed,targets,words", [
+    (0, 0.03, None, 0, None, "k must be at least 1"), (11, 0.03, None, 0, None, "vertices"),
+    (2.5, 0.03, None, 0, None, "k must be"), (2, -0.1, None, 0, None, "imbalance"),
+    (2, float("nan"), None, 0, None, "imbalance"), (2, 0.03, 0, 0, None, "threads"),
+    (2, 0.03, True, 0, None, "threads"), (2, 0.03, None, 2**64, None, "seed"), (2, 0.03, None, -1, None, "seed"),
+    (2, 0.03, None, 0, [1, 0], "targets"), (2, 0.03, None, 0, [1, 2, 3], "targets"),
+    (2, 0.03, None, 0, [1e308, 1e308], "targets")])
+def test_partition_refuses_bad_arguments_through_the_gates(k, imbalance, threads, seed, targets, words):
+    from apportion import partition
 
-
-@pytest.mark.parametrize("targets,k", [([1, 2], 3), ([1, 0], 2), ([1, -1], 2), ([1, float("nan")], 2),
-                                       ([1, float("inf")], 2)])
-def test_check_shares_refuses_what_normalise_targets_refuses_with_the_same_message(targets, k):
-    with pytest.raises(InputError) as old:
-        normalise_targets(targets, k)
-    with pytest.raises(InputError) as new:
-        check_shares(targets, k)
-    assert str(old.value) in str(new.value) or str(new.value).startswith(str(old.value).split(";")[0])
-
-
-@pytest.mark.parametrize("k,imbalance,threads", [(0, 0.03, None), (-3, 0.03, None), (11, 0.03, None),
-                                                 (2.5, 0.03, None), (2, -0.1, None), (2, float("nan"), None),
-                                                 (2, 0.03, 0), (2, 0.03, True)])
-def test_gates_refuse_what_check_arguments_refuses_and_keep_its_message_start(k, imbalance, threads):
     graph = Graph.from_edges(np.arange(9), np.arange(1, 10), n=10)
-    with pytest.raises(InputError) as old:
-        _check_arguments(graph, k, imbalance, threads)
-    with pytest.raises(InputError) as new:
-        check_k(k, graph.n)
-        check_imbalance(imbalance)
-        check_threads(threads)
-    # the old message up to its value ("k must be at least 1", "threads must be a positive integer") survives
-    assert str(new.value).startswith(str(old.value).split(", got")[0].split(" is larger")[0])
+    with pytest.raises(InputError) as error:
+        partition(graph, k, imbalance=imbalance, threads=threads, seed=seed, targets=targets)
+    assert words in str(error.value)
+
+
+def test_partition_takes_a_networkx_graph():
+    import networkx as nx
+
+    from apportion import partition
+
+    result = partition(nx.path_graph(12), 2, seed=0)
+    assert result.n == 12 and sorted(np.bincount(result.assignment).tolist()) == [6, 6]

@@ -195,7 +195,7 @@ def run_info(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------------------------ convert
 def run_convert(args: argparse.Namespace) -> int:
     """Read IN, write OUT (atomically; nothing is written when reading fails)."""
-    from apportion.graph.io import format_of, write_graph
+    from apportion.graph.io import write_graph
 
     out_format = _output_format(args)
     in_format = _input_format(args.input, args.format)

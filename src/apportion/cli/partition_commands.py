@@ -21,7 +21,6 @@ from apportion.cli.common import (
     parse_number_list,
     print_table,
 )
-from apportion.errors import InputError
 from apportion.checks import check_imbalance, check_k, check_seed, check_shares, check_threads, integer
 
 # `-o` given without a file name: gpmetis's GRAPH.part.K
@@ -37,7 +36,7 @@ def register(subparsers) -> None:
     add_graph_input(p)
     p.add_argument("-k", "--k", type=int, required=True, metavar="K", help="number of blocks")
     p.add_argument("--imbalance", type=float, default=0.03, metavar="E",
-                   help="allowed imbalance epsilon: block b weighs at most (1+E)·target_b·W (default 0.03)")
+                   help="allowed imbalance epsilon: block b weighs at most (1+E)·ceil(target_b·W) (default 0.03)")
     p.add_argument("--targets", default=None, metavar="T1,T2,…",
                    help="relative block sizes (e.g. device speeds) 4,2,1,1 or VALUExCOUNT runs like 2x3,1x5; "
                         "K entries (default: equal)")

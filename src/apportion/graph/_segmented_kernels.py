@@ -23,23 +23,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from apportion._kernels.hashing import pair_hash
+
 #: Tie key mode: canonical edge id min(u, v) · n + max(u, v) (ascending). Any negative tie_seed selects it.
 TIE_EDGE_ID = -1
 
 
-@njit(cache=True, nogil=True)
-def edge_hash(a, b, seed):
-    """A 63-bit pseudo-random tie key of the unordered pair {a, b} (symmetric: edge_hash(a, b) ==
-    edge_hash(b, a)) for a non-negative `seed`: the SplitMix64 finaliser (Steele, Lea & Flood 2014) of
-    (min(a, b) · 2^32 + max(a, b)) + (seed + 1) · 0x9E3779B97F4A7C15, shifted right by one bit so that it is a
-    non-negative int64. Deterministic: the same pair and seed give the same key on every run and thread."""
-    lo = np.uint64(min(a, b))
-    hi = np.uint64(max(a, b))
-    z = ((lo << np.uint64(32)) + hi) + (np.uint64(seed) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return np.int64(z >> np.uint64(1))
+#: A 63-bit pseudo-random tie key of the unordered pair {a, b} (symmetric) for a non-negative seed: the
+#: project's one seeded hash, `apportion._kernels.hashing.pair_hash` (SplitMix64's finaliser of
+#: min(a, b) · 2^32 + max(a, b) salted by (seed + 1) · 0x9E3779B97F4A7C15). Deterministic on every run and thread.
+edge_hash = pair_hash
 
 
 @njit(cache=True, nogil=True)

@@ -7,8 +7,10 @@ Vertex partition of G = (V, E) into k blocks, block(v) ∈ [0, k):
 - cut: total weight of the edges whose ends lie in different blocks (each undirected edge once).
 - block_weights[b, c]: total weight of constraint c over the vertices of block b.
 - target_weights[b, c]: targets[b] / Σ targets · total weight of constraint c (equal shares by default).
-- imbalance: max over b, c of block_weights / target_weights − 1 (a zero target counts 0 when its block weighs
-  0, +inf otherwise; a constraint with total weight 0 is skipped).
+- imbalance: max over b, c of block_weights / ⌈target_weights⌉ − 1, against the target rounded up to a whole
+  weight (KaMinPar's perfect block weight ⌈W/k⌉; the vertex partitioner's limit is ⌊(1 + ε)·⌈target⌉⌋, so a
+  partition within that limit has imbalance ≤ ε). A zero target counts 0 when its block weighs 0, +inf
+  otherwise; a constraint with total weight 0 is skipped.
 - communication_volume: Σ_v |{block(u) : u ∈ N(v)} \\ {block(v)}| — METIS's total communication volume
   (vertex sizes all 1).
 - boundary_vertices: number of vertices with a neighbour in another block.
@@ -60,7 +62,7 @@ class VertexPartitionMetrics:
         cut: weighted edge cut, each undirected edge once.
         block_weights: int64, shape (k,) for one constraint, (k, ncon) for several.
         target_weights: float64, same shape: targets normalised × total weight per constraint.
-        imbalance: max over blocks and constraints of block weight / target weight − 1.
+        imbalance: max over blocks and constraints of block weight / ⌈target weight⌉ − 1.
         communication_volume: Σ_v number of foreign blocks among v's neighbours.
         boundary_vertices: vertices with at least one neighbour in another block.
         block_connectivity: int64 (k,), number of other blocks each block shares an edge with.
@@ -103,6 +105,27 @@ class EdgePartitionMetrics:
     def to_dict(self) -> dict[str, Any]:
         """Plain Python types (lists for arrays), ready for JSON."""
         return {f.name: _to_plain(getattr(self, f.name)) for f in fields(self)}
+
+
+def whole_target_weights(target_weights: np.ndarray) -> np.ndarray:
+    """int64 ⌈target_weights⌉ elementwise: the weight a perfectly balanced block would hold, rounded up to a
+    whole weight. A relative 1e-12 tolerance keeps a product that is whole up to rounding
+    (0.1 · 30 = 3.0000000000000004) from going up to the next integer."""
+    exact = np.asarray(target_weights, dtype=np.float64)
+    return np.ceil(exact * (1.0 - 1e-12) - 1e-9).astype(np.int64)
+
+
+def imbalance_against(block_weights: np.ndarray, whole_targets: np.ndarray) -> float:
+    """max over blocks and constraints of block_weights / whole_targets − 1 (`whole_targets` from
+    `whole_target_weights`); a zero whole target counts 0 when its block weighs 0, +inf otherwise; 0.0 for no
+    blocks."""
+    if block_weights.size == 0:
+        return 0.0
+    positive = whole_targets > 0
+    ratio = np.zeros(block_weights.shape, dtype=np.float64)
+    ratio[positive] = block_weights[positive] / whole_targets[positive] - 1.0
+    ratio[~positive & (block_weights > 0)] = np.inf
+    return float(ratio.max())
 
 
 def _check_assignment(assignment: Any, length: int, k: int | None, what: str, count_name: str) -> tuple[np.ndarray, int]:
@@ -178,12 +201,7 @@ def vertex_partition_metrics(graph: Graph, assignment: Any, k: int | None = None
     fractions = np.full((k, ncon), 1.0 / k) if targets is None else _check_targets(targets, k, ncon)
     target_weights = fractions * graph.total_vertex_weight().astype(np.float64)
 
-    ratio = np.zeros((k, ncon), dtype=np.float64)
-    positive = target_weights > 0
-    ratio[positive] = block_weights[positive] / target_weights[positive] - 1.0
-    overweight_without_target = (~positive) & (block_weights > 0)
-    ratio[overweight_without_target] = np.inf
-    imbalance = float(ratio.max()) if ratio.size else 0.0
+    imbalance = imbalance_against(block_weights, whole_target_weights(target_weights))
 
     edge_weights = graph.edge_weights if graph.edge_weights is not None else np.zeros(1, dtype=np.int64)
     block_pairs = np.empty(max(graph.indices.shape[0], 1), dtype=np.int64)
@@ -230,4 +248,5 @@ def edge_partition_metrics(graph: Graph, assignment: Any, k: int | None = None) 
         edge_imbalance=float(edges_per_part.max() / (m / k) - 1.0) if m else 0.0)
 
 
-__all__ = ["VertexPartitionMetrics", "EdgePartitionMetrics", "vertex_partition_metrics", "edge_partition_metrics"]
+__all__ = ["VertexPartitionMetrics", "EdgePartitionMetrics", "vertex_partition_metrics", "edge_partition_metrics",
+           "whole_target_weights", "imbalance_against"]

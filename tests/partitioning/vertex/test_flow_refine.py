@@ -159,7 +159,7 @@ def test_strong_preset_runs_flows():
 
 
 def test_flows_skip_hub_graphs_and_run_on_others(monkeypatch):
-    """`flow_max_degree_ratio`: strong runs flows on a mesh-like graph, not on one dominated by hubs."""
+    """strong's heavy-tailed variant: flows on a mesh-like graph, none on one dominated by hubs."""
     import apportion
     from apportion.partitioning.vertex import refine as refine_module
 
@@ -180,6 +180,7 @@ def test_flows_skip_hub_graphs_and_run_on_others(monkeypatch):
     hub = grid.n
     hubbed = Graph.from_edges(np.concatenate([u, np.full(grid.n, hub)]),
                               np.concatenate([v, np.arange(grid.n)]), n=grid.n + 1)
-    assert PRESETS["strong"].flow_max_degree_ratio * 2 * hubbed.m / hubbed.n < hubbed.degrees().max()
+    assert dict(PRESETS["strong"].heavy_tailed.changes)["flow_rounds"] == 0
+    assert PRESETS["strong"].heavy_tailed_ratio * 2 * hubbed.m / hubbed.n < hubbed.degrees().max()
     apportion.partition(hubbed, 4, preset="strong")
     assert not calls

@@ -45,3 +45,39 @@ def test_bad_input_exit_2_without_output(cli, karate_file, tmp_path):
         assert not out.exists()
     missing = cli("partition", tmp_path / "nope.graph", "-k", "2")
     assert missing.returncode == 2
+
+
+def test_strong_partition_prints_no_progress_when_piped(cli):
+    # 4elt (15,606 vertices) with strong is long enough for a progress line on a terminal; piped, none
+    result = cli("partition", "dataset:4elt", "-k", "4", "--preset", "strong")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "cut" in result.stdout
+
+
+def test_strong_partition_shows_a_progress_line_on_a_terminal():
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    primary, secondary = pty.openpty()
+    env = dict(os.environ, COLUMNS="100", TERM="xterm")
+    process = subprocess.Popen([sys.executable, "-m", "apportion.cli.main", "partition",
+                                "dataset:4elt", "-k", "4", "--preset", "strong"],
+                               stdout=subprocess.PIPE, stderr=secondary, env=env)
+    os.close(secondary)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        seen += chunk
+    stdout, _ = process.communicate(timeout=600)
+    os.close(primary)
+    assert process.returncode == 0
+    assert b"cut" in stdout
+    assert b"partitioning: run 1 of 3" in seen  # (--json and --quiet turn the line off)

@@ -57,7 +57,9 @@ def test_multi_constraint_heavy_vertex_names_the_constraint():
         apportion.partition(graph, 2)
 
 
-def test_limits_below_total_weight():
+def test_shares_are_rounded_up_before_the_tolerance():
+    # 7 unit vertices, two blocks: the limit is ceil(7 / 2) = 4 each at imbalance 0 (floor(3.5) = 3 refused it)
     graph = Graph.from_edges([0, 1, 2, 3, 4], [1, 2, 3, 4, 5], n=7)
-    with pytest.raises(apportion.InputError, match="no partition can be within imbalance"):
-        apportion.partition(graph, 2, imbalance=0.0)  # 7 unit vertices, two blocks of at most 3
+    p = apportion.partition(graph, 2, imbalance=0.0)
+    assert np.asarray(p.max_block_weights).tolist() == [4, 4]
+    assert sorted(np.asarray(p.block_weights).tolist()) == [3, 4] and p.balanced

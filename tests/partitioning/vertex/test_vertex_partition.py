@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,7 +13,7 @@ import apportion
 from apportion import datasets
 from apportion.graph.csr import Graph
 
-from vertex_helpers import expected_limits, grid, random_graph, recount
+from vertex_helpers import expected_limits, grid, random_graph, recount, whole_targets
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -28,10 +30,10 @@ def check_partition(graph: Graph, p, k: int, shares: np.ndarray, epsilon: float)
     np.testing.assert_array_equal(np.asarray(p.max_block_weights).reshape(k, -1), limits)
     assert np.all(weights <= limits), (weights, limits)
     np.testing.assert_allclose(p.targets, shares)
-    total = graph.vertex_weight_matrix().sum(axis=0)
-    tw = np.outer(shares, total)
-    positive = tw > 0
-    assert p.imbalance == pytest.approx((weights[positive] / tw[positive]).max() - 1)
+    whole = whole_targets(graph, shares)
+    positive = whole > 0
+    # imbalance is measured against the rounded-up target, as the limit is: within the limits, <= epsilon
+    assert p.imbalance == pytest.approx((weights[positive] / whole[positive]).max() - 1)
     assert p.imbalance <= epsilon + 1e-9
     try:
         from apportion.graph.metrics import vertex_partition_metrics
@@ -39,6 +41,7 @@ def check_partition(graph: Graph, p, k: int, shares: np.ndarray, epsilon: float)
         return
     metrics = vertex_partition_metrics(graph, a, k=k, targets=shares)
     assert metrics.cut == p.cut
+    assert metrics.imbalance == pytest.approx(p.imbalance)
     np.testing.assert_array_equal(np.asarray(metrics.block_weights).reshape(k, -1), weights)
 
 
@@ -56,6 +59,30 @@ def test_equal_targets_random_graphs(n, density, k, seed, preset, epsilon):
         return
     p = apportion.partition(graph, k, imbalance=epsilon, seed=seed, preset=preset)
     check_partition(graph, p, k, shares, epsilon)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), n=st.integers(1, 120), density=st.floats(0.0, 3.0), seed=st.integers(0, 2**31))
+def test_every_k_up_to_n_partitions_unit_weights_at_zero_imbalance(data, n, density, seed):
+    """METIS's and KaMinPar's limit floor((1 + eps) * ceil(share * W)): with unit weights the rounded-up shares
+    add up to at least n, so every k <= n has a partition, even at eps = 0 and with unequal targets (the old
+    floor((1 + eps) * share * W) refused karate at k = 3: three limits of 11 for 34 vertices)."""
+    k = data.draw(st.integers(1, n))
+    raw = data.draw(st.lists(st.integers(1, 9), min_size=k, max_size=k))
+    graph = random_graph(n, int(n * density), seed)
+    p = apportion.partition(graph, k, targets=raw, imbalance=0.0, seed=seed, preset="fast")
+    shares = np.array(raw) / sum(raw)
+    check_partition(graph, p, k, shares, 0.0)
+    assert p.balanced and p.imbalance <= 1e-12
+
+
+@pytest.mark.parametrize("k", [3, 10, 33, 34])
+def test_karate_at_zero_and_default_imbalance(karate_file, k):
+    graph = apportion.read_graph(karate_file)
+    for epsilon in (0.0, 0.03):
+        p = apportion.partition(graph, k, imbalance=epsilon)
+        check_partition(graph, p, k, np.full(k, 1 / k), epsilon)
+        assert int(np.asarray(p.max_block_weights).max()) == math.floor((1 + epsilon) * math.ceil(34 / k))
 
 
 @SETTINGS
@@ -197,18 +224,23 @@ def test_multilevel_runs_keep_the_best_balanced_and_deterministic(seed):
 
 def test_run_portfolio_cycles_the_coarsest_size_and_stays_balanced():
     from apportion.partitioning.vertex.multilevel import _run_options
-    from apportion.partitioning.vertex.options import preset_options
+    from apportion.partitioning.vertex.options import Variant, preset_options
 
-    options = preset_options("default", multilevel_runs=3, run_coarsest_per_block=(60, 5),
-                             run_clustering_rating=("heavy", "heavy", "normalized"))
+    large = Variant.of("large", coarsest_per_block=60)
+    small = Variant.of("small, normalized", coarsest_per_block=5, clustering_rating="normalized")
+    options = preset_options("default", multilevel_runs=3, runs=(large, small))
     assert [_run_options(options, r).coarsest_per_block for r in range(3)] == [60, 5, 60]
-    assert [_run_options(options, r).clustering_rating for r in range(3)] == ["heavy", "heavy", "normalized"]
-    with pytest.raises(apportion.InputError, match="rating"):
-        preset_options("default", run_clustering_rating=("heavy", "lightest"))
-    mixed = preset_options("default", multilevel_runs=2, run_coarsening=("clustering", "auto"))
+    assert [_run_options(options, r).clustering_rating for r in range(3)] == ["heavy", "normalized", "heavy"]
+    # a wrong value inside a variant names the variant and the field
+    with pytest.raises(apportion.InputError, match="variant 'bad'.*clustering_rating = 'lightest'"):
+        preset_options("default", runs=(large, Variant.of("bad", clustering_rating="lightest")))
+    with pytest.raises(apportion.InputError, match="variant 'x' sets 'colour'"):
+        preset_options("default", runs=(Variant.of("x", colour=1),))
+    mixed = preset_options("default", multilevel_runs=2,
+                           runs=(Variant.of("c", coarsening="clustering"), Variant.of("a", coarsening="auto")))
     assert [_run_options(mixed, r).coarsening for r in range(2)] == ["clustering", "auto"]
-    with pytest.raises(apportion.InputError, match="coarsening"):
-        preset_options("default", run_coarsening=("clustering", "magic"))
+    with pytest.raises(apportion.InputError, match="heavy_tailed.*coarsening = 'magic'"):
+        preset_options("default", heavy_tailed=Variant.of("m", coarsening="magic"))
     p = apportion.partition(grid(20, 20), 4, preset=mixed)
     check_partition(grid(20, 20), p, 4, np.full(4, 1 / 4), 0.03)
     assert _run_options(preset_options("default"), 1) == preset_options("default")
@@ -217,10 +249,10 @@ def test_run_portfolio_cycles_the_coarsest_size_and_stays_balanced():
     check_partition(graph, p, 8, np.full(8, 1 / 8), 0.03)
 
 
-def test_skewed_graphs_are_detected_and_partitioned_by_the_skewed_coarsening():
+def test_skewed_graphs_are_detected_and_partitioned_by_the_heavy_tailed_variant():
     from apportion.partitioning.vertex.contract import LevelGraph
     from apportion.partitioning.vertex.multilevel import is_skewed
-    from apportion.partitioning.vertex.options import preset_options
+    from apportion.partitioning.vertex.options import Variant, preset_options
 
     # a star with a path through its leaves: max degree 60 against an average of about 4
     n = 61
@@ -233,14 +265,15 @@ def test_skewed_graphs_are_detected_and_partitioned_by_the_skewed_coarsening():
     assert is_skewed(level, ratio * 0.99) and not is_skewed(level, ratio * 1.01)
     assert not is_skewed(level, 0.0)
     assert not is_skewed(LevelGraph.from_graph(grid(10, 10)), 2.0)
-    options = preset_options("default", skewed_degree_ratio=10.0, skewed_coarsening="matching")
+    options = preset_options("default", heavy_tailed_ratio=10.0,
+                             heavy_tailed=Variant.of("matching", coarsening="matching"))
     p = apportion.partition(star, 3, preset=options, imbalance=0.1)
     check_partition(star, p, 3, np.full(3, 1 / 3), 0.1)
 
 
-def test_skewed_fm_passes_replace_fm_only_on_heavy_tailed_graphs(monkeypatch):
+def test_heavy_tailed_variant_turns_fm_off_only_on_heavy_tailed_graphs(monkeypatch):
     from apportion.partitioning.vertex import refine as refine_module
-    from apportion.partitioning.vertex.options import preset_options
+    from apportion.partitioning.vertex.options import Variant, preset_options
 
     calls = []
     original = refine_module.kway_fm
@@ -249,10 +282,89 @@ def test_skewed_fm_passes_replace_fm_only_on_heavy_tailed_graphs(monkeypatch):
     src = np.concatenate([np.zeros(n - 1, dtype=np.int64), np.arange(1, n - 1)])
     dst = np.concatenate([np.arange(1, n), np.arange(2, n)])
     star = Graph.from_edges(src, dst, n=n)
-    options = preset_options("fast", skewed_degree_ratio=50.0, skewed_fm_passes=0)
+    options = preset_options("fast", heavy_tailed_ratio=50.0, heavy_tailed=Variant.of("no FM", fm_passes=0))
     p = apportion.partition(star, 4, preset=options, imbalance=0.1)
     check_partition(star, p, 4, np.full(4, 0.25), 0.1)
     assert calls == []  # heavy-tailed: no FM pass at any level
     p = apportion.partition(grid(20, 20), 4, preset=options)
     check_partition(grid(20, 20), p, 4, np.full(4, 0.25), 0.03)
     assert calls and all(passes == options.fm_passes for passes in calls)  # a mesh keeps its FM passes
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (dict(coarsening="magic"), "PartitionOptions.coarsening = 'magic' is not one of"),
+    (dict(matching="greedy"), "PartitionOptions.matching = 'greedy'"),
+    (dict(fm_passes=-1), "PartitionOptions.fm_passes must be an integer >= 0"),
+    (dict(multilevel_runs=0), "PartitionOptions.multilevel_runs must be an integer >= 1"),
+    (dict(min_shrink=float("nan")), "PartitionOptions.min_shrink must be a finite number"),
+    (dict(colour=3), "unknown PartitionOptions field 'colour'"),
+    (dict(heavy_tailed="auto"), "PartitionOptions.heavy_tailed must be a Variant"),
+])
+def test_wrong_options_name_the_field(overrides, message):
+    from apportion.partitioning.vertex.options import preset_options
+
+    with pytest.raises(apportion.InputError, match=message):
+        preset_options("default", **overrides)
+
+
+class _RecordingTask:
+    def __init__(self, log):
+        self.log = log
+
+    def advance(self, amount=1.0):
+        self.log["advanced"] += amount
+
+    def update(self, completed=None, total=None, description=None):
+        if total is not None:
+            self.log["total"] = total
+        if description is not None:
+            self.log["descriptions"].append(description)
+
+
+def _record_progress(monkeypatch, on_terminal: bool) -> dict:
+    import contextlib
+
+    from apportion import ui
+
+    log = {"opened": [], "advanced": 0.0, "descriptions": []}
+
+    @contextlib.contextmanager
+    def progress(description, total=None):
+        log["opened"].append(description)
+        log["total"] = total
+        yield _RecordingTask(log)
+
+    monkeypatch.setattr(ui, "progress_enabled", lambda: on_terminal)
+    monkeypatch.setattr(ui, "progress", progress)
+    return log
+
+
+def test_long_strong_partition_reports_progress_per_cycle(monkeypatch):
+    log = _record_progress(monkeypatch, on_terminal=True)
+    graph = grid(110, 110)  # 12,100 vertices: long enough with strong's 3 runs, 2 V-cycles and flows
+    apportion.partition(graph, 4, preset="strong")
+    assert log["opened"] == ["partitioning"] and log["total"] == 5
+    assert log["advanced"] == pytest.approx(5.0)  # every cycle advanced by one in all
+    assert "partitioning: run 3 of 3" in log["descriptions"]
+    assert "partitioning: V-cycle 2 of 2" in log["descriptions"]
+
+
+def test_no_progress_when_short_or_not_on_a_terminal(monkeypatch):
+    log = _record_progress(monkeypatch, on_terminal=True)
+    apportion.partition(grid(110, 110), 4, preset="default")  # one cycle on 12,100 vertices: quick
+    assert log["opened"] == []
+    log = _record_progress(monkeypatch, on_terminal=False)
+    apportion.partition(grid(110, 110), 4, preset="strong")  # piped: nothing, however long
+    assert log["opened"] == []
+
+
+def test_progress_counts_the_core_periphery_candidate(monkeypatch):
+    # a grid plus as many isolated vertices, k = 2: the core-periphery candidate runs one more set of cycles
+    log = _record_progress(monkeypatch, on_terminal=True)
+    core = grid(80, 80)
+    u, v, _ = core.edges()
+    graph = Graph.from_edges(u, v, n=2 * core.n)
+    apportion.partition(graph, 3, targets=[2, 1, 1], preset="strong", seed=1)
+    assert log["opened"] == ["partitioning"]
+    assert log["total"] == 10  # strong's 5 cycles, and 5 more for the candidate's core
+    assert log["advanced"] == pytest.approx(log["total"])  # the line ends full

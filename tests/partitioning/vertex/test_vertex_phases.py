@@ -12,6 +12,7 @@ from apportion.partitioning.vertex._coarsen_kernels import labels_to_cmap
 from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut
 from apportion.partitioning.vertex.balance import max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import cluster_level, cluster_weight_cap, coarsen
+from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, contract_graph, project_partition
 from apportion.partitioning.vertex.options import PRESETS, preset_options
 from apportion.partitioning.vertex.refine import refine_fm, refine_two_direction
@@ -104,7 +105,10 @@ def test_suitor_matching_equals_greedy_heaviest_first():
 
 def test_coarsen_builds_a_shrinking_hierarchy():
     level = LevelGraph.from_graph(grid(40, 40))
-    hierarchy, cmaps, _ = coarsen(level, 4, np.full(4, 0.25), 0.03, PRESETS["default"], seed=1)
+    targets = np.full(4, 0.25)
+    ctx = PartitionContext(k=4, targets=targets, epsilon=0.03, options=PRESETS["default"], seed=1,
+                           max_block_weights=max_block_weights(level.vertex_weights.sum(axis=0), targets, 0.03))
+    hierarchy, cmaps, _ = coarsen(level, ctx)
     assert len(hierarchy) >= 2 and len(cmaps) == len(hierarchy) - 1
     for fine, coarse, cmap in zip(hierarchy, hierarchy[1:], cmaps):
         assert coarse.n < fine.n and cmap.max() == coarse.n - 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import networkx as nx
 import numpy as np
 
@@ -31,7 +33,15 @@ def random_graph(n: int, m: int, seed: int) -> Graph:
     return Graph.from_edges(src, dst, n=n)
 
 
-def expected_limits(graph: Graph, shares: np.ndarray, epsilon: float) -> np.ndarray:
-    """floor((1 + eps) * share * W) per block and constraint, computed here independently."""
+def whole_targets(graph: Graph, shares: np.ndarray) -> np.ndarray:
+    """ceil(share * W) per block and constraint (a product within 1e-9 of a whole number counts as that
+    number), computed here independently."""
     total = graph.vertex_weight_matrix().sum(axis=0)
-    return np.floor((1 + epsilon) * np.outer(shares, total) * (1 + 1e-12) + 1e-9).astype(np.int64)
+    return np.array([[math.ceil(float(s) * int(w) - 1e-9) for w in total] for s in shares], dtype=np.int64)
+
+
+def expected_limits(graph: Graph, shares: np.ndarray, epsilon: float) -> np.ndarray:
+    """floor((1 + eps) * ceil(share * W)) per block and constraint (METIS's and KaMinPar's limit), computed
+    here independently."""
+    return np.array([[math.floor((1 + epsilon) * int(c) + 1e-9) for c in row]
+                     for row in whole_targets(graph, shares)], dtype=np.int64)

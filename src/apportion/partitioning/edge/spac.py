@@ -49,10 +49,10 @@ RUN_CAP = 32
 # (wiki-Vote, MIT8, astro-ph, delaunay_n15, wing, rmat16; 27 instances) it gave the copies of the `default`-based
 # options it replaced within -10 % / +3 % per instance (geometric mean 1.000) in 21 % less time (geometric mean;
 # slower only on delaunay_n15 at k = 4 and 10, by 0.01 s), which SPAC needs to stay 5 x faster than Mt-KaHyPar
-# on wing. Fields not named keep PartitionOptions' own defaults.
+# on wing. Fields not named keep PartitionOptions' own defaults; on heavy-tailed run graphs (maximum degree at
+# least `heavy_tailed_ratio` times the average) the variant RUN_GRAPH_HEAVY_TAILED applies.
 RUN_GRAPH_OPTIONS = dict(
-    coarsening="clustering", matching="mutual", skewed_degree_ratio=100.0, skewed_coarsening="clustering",
-    skewed_fm_passes=0, matching_rounds=4, clustering_rounds=3, clustering_rating="heavy", clustering_batches=4,
+    coarsening="clustering", matching="mutual", heavy_tailed_ratio=100.0, matching_rounds=4, clustering_rounds=3, clustering_rating="heavy", clustering_batches=4,
     clustering_stop_fraction=0.02, large_level=500_000, large_level_clustering_rounds=2, coarsest_per_block=20,
     coarsest_min=200, min_shrink=0.9, cluster_weight_fraction=1.0, two_hop_threshold=0.75, initial_tries=5,
     initial_fm_passes=2, bisection_coarsest=80, lp_refine_passes=2, fm_passes=2, fm_stop_fraction=0.1,
@@ -61,12 +61,14 @@ RUN_GRAPH_OPTIONS = dict(
 
 
 def run_graph_options():
-    """SPAC's pinned PartitionOptions for the run graph (RUN_GRAPH_OPTIONS over PartitionOptions' defaults)."""
+    """SPAC's pinned PartitionOptions for the run graph (RUN_GRAPH_OPTIONS over PartitionOptions' defaults, and
+    on heavy-tailed run graphs clustering without k-way FM)."""
     from dataclasses import replace
 
-    from apportion.partitioning.vertex.options import PartitionOptions
+    from apportion.partitioning.vertex.options import PartitionOptions, Variant
 
-    return replace(PartitionOptions(), **RUN_GRAPH_OPTIONS).validated()
+    heavy_tailed = Variant.of("heavy-tailed: clustering, no FM", coarsening="clustering", fm_passes=0)
+    return replace(PartitionOptions(), heavy_tailed=heavy_tailed, **RUN_GRAPH_OPTIONS).validated()
 
 
 def split_and_connect(graph, dominant_weight: int = DOMINANT_WEIGHT,

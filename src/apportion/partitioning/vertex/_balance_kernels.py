@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from apportion._kernels.heap import heap_pop, heap_push_or_update, heap_remove
 from apportion.partitioning.vertex._partition_kernels import (
-    fits, heap_pop, heap_push_or_update, heap_remove, stable_argsort)
+    fits, stable_argsort)
 from apportion.partitioning.vertex._refine_kernels import gather_connectivity
 
 

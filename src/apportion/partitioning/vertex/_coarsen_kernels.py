@@ -11,7 +11,8 @@ import numpy as np
 from numba import njit
 
 from apportion.graph._segmented_kernels import best_in_row
-from apportion.partitioning.vertex._partition_kernels import mix_hash, stable_argsort
+from apportion._kernels.hashing import mix_hash
+from apportion.partitioning.vertex._partition_kernels import stable_argsort
 
 
 # A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal
@@ -170,7 +171,7 @@ def two_hop_matching(indptr, indices, edge_weights, vertex_weights, labels, cap,
 
 
 #: vertices are visited in runs of this many consecutive ids (runs in seeded random order): neighbouring ids
-#: share cache lines, which makes a round about twice as fast as a fully random order
+#: share cache lines, so a round is faster than in a fully random order (docs/partition.md, coarsening)
 ORDER_RUN = 512
 
 

@@ -49,7 +49,7 @@ def _sort_segment(ids, weights, lo, hi):
     """Sort ids[lo:hi] ascending (the ids are distinct), carrying weights along: an iterative quicksort
     (median-of-three pivot, the larger side deferred on a small stack) that hands short ranges to insertion
     sort. Hand-written on purpose: np.argsort compiled a quicksort per call site and made contraction the
-    slowest kernel to compile (16 s of a cold start)."""
+    slowest kernel to compile."""
     if hi - lo <= SHORT_SEGMENT // 4:
         _insertion_sort_segment(ids, weights, lo, hi)
         return

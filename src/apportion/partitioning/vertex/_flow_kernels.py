@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from apportion.partitioning.vertex._partition_kernels import mix_hash, stable_argsort
+from apportion._kernels.hashing import mix_hash
+from apportion.partitioning.vertex._partition_kernels import stable_argsort
 
 
 @njit(cache=True, nogil=True)

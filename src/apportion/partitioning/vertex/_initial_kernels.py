@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from apportion._kernels.hashing import mix_hash
+from apportion._kernels.heap import heap_pop, heap_push_or_update, heap_remove
 from apportion.partitioning.vertex._partition_kernels import (
-    block_weights, heap_pop, heap_push_or_update, heap_remove, mix_hash, overload, stable_argsort)
+    block_weights, overload, stable_argsort)
 
 
 @njit(cache=True, nogil=True)

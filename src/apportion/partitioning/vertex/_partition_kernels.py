@@ -1,4 +1,7 @@
-"""Small Numba kernels shared by every phase: cut, block weights, seeded hashing, an addressable max-heap.
+"""Small Numba kernels shared by every phase: cut, block weights, fit and overload tests, a stable argsort.
+
+The seeded hash (`mix_hash`) and the addressable heap every phase uses are the project's shared primitives in
+`apportion._kernels` (`hashing`, `heap`).
 
 Conventions for every kernel in this package: `indptr` int64, `indices` int32, `edge_weights` int64 aligned
 with `indices`, vertex weights int64 of shape (n, ncon), block ids int32.
@@ -8,22 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
-
-# A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal
-# constants to them instead of compiling one more copy per argument type (seconds on a cold cache).
-@njit("(int64, int64)", cache=True, nogil=True)
-def mix_hash(x, seed):
-    """splitmix64 of (x, seed) as a non-negative int64: a seeded pseudo-random priority of x.
-
-    Used for every tie-break and random order so results depend on the seed only, never on thread timing.
-    """
-    z = np.uint64(x) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(seed) * np.uint64(0xBF58476D1CE4E5B9) \
-        + np.uint64(0x632BE59BD9B4E019)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return np.int64(z >> np.uint64(1))
 
 
 @njit(cache=True, nogil=True)
@@ -71,91 +58,6 @@ def overload(bw, b, max_weights):
         if bw[b, c] > max_weights[b, c]:
             s += (bw[b, c] - max_weights[b, c]) / max(max_weights[b, c], 1)
     return s
-
-
-# ---------------------------------------------------------------- addressable binary max-heap
-# heap: int32 vertex ids in heap order; key: int64 key per vertex; pos: int64 position per vertex (-1 = absent);
-# size: int64 array of length 1.
-
-@njit(cache=True, nogil=True)
-def heap_sift_up(heap, key, pos, i):
-    v = heap[i]
-    kv = key[v]
-    while i > 0:
-        parent = (i - 1) >> 1
-        u = heap[parent]
-        if key[u] >= kv:
-            break
-        heap[i] = u
-        pos[u] = i
-        i = parent
-    heap[i] = v
-    pos[v] = i
-
-
-@njit(cache=True, nogil=True)
-def heap_sift_down(heap, key, pos, size, i):
-    v = heap[i]
-    kv = key[v]
-    while True:
-        child = 2 * i + 1
-        if child >= size:
-            break
-        if child + 1 < size and key[heap[child + 1]] > key[heap[child]]:
-            child += 1
-        u = heap[child]
-        if key[u] <= kv:
-            break
-        heap[i] = u
-        pos[u] = i
-        i = child
-    heap[i] = v
-    pos[v] = i
-
-
-@njit("(int32[::1], int64[::1], int64[::1], int64[::1], int64, int64)", cache=True, nogil=True)
-def heap_push_or_update(heap, key, pos, size, v, k):
-    """Insert v with key k, or change its key when present."""
-    if pos[v] < 0:
-        i = size[0]
-        size[0] += 1
-        heap[i] = v
-        pos[v] = i
-        key[v] = k
-        heap_sift_up(heap, key, pos, i)
-    else:
-        old = key[v]
-        key[v] = k
-        if k > old:
-            heap_sift_up(heap, key, pos, pos[v])
-        else:
-            heap_sift_down(heap, key, pos, size[0], pos[v])
-
-
-@njit(cache=True, nogil=True)
-def heap_remove(heap, key, pos, size, v):
-    """Remove v when present."""
-    i = pos[v]
-    if i < 0:
-        return
-    pos[v] = -1
-    size[0] -= 1
-    last = size[0]
-    if i == last:
-        return
-    u = heap[last]
-    heap[i] = u
-    pos[u] = i
-    heap_sift_up(heap, key, pos, i)
-    heap_sift_down(heap, key, pos, size[0], pos[u])
-
-
-@njit(cache=True, nogil=True)
-def heap_pop(heap, key, pos, size):
-    """Remove and return the vertex with the largest key."""
-    v = heap[0]
-    heap_remove(heap, key, pos, size, v)
-    return v
 
 
 #: `stable_argsort` insertion-sorts runs of this many entries before merging them

@@ -9,8 +9,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from apportion._kernels.hashing import mix_hash
+from apportion._kernels.heap import heap_pop, heap_push_or_update, heap_remove
 from apportion.partitioning.vertex._partition_kernels import (
-    fits, heap_pop, heap_push_or_update, heap_remove, mix_hash, stable_argsort)
+    fits, stable_argsort)
 
 
 #: k-way FM recounts a neighbour's best move after every move only when its degree is at most this

@@ -2,8 +2,13 @@
 
 The thesis never enforces balance at the finest level; this project does (notes, part B): after every
 projection and after refinement, vertices leave overloaded blocks at the least cut cost, so the final
-partition always has block_weight[b, c] <= max_block_weight[b, c] = floor((1 + epsilon) * targets[b] * W[c])
-for every block b and every vertex-weight constraint c.
+partition always has block_weight[b, c] <= max_block_weight[b, c] for every block b and every vertex-weight
+constraint c, where
+
+    max_block_weight[b, c] = floor((1 + epsilon) * ceil(targets[b] * W[c]))
+
+(METIS's and KaMinPar's limit, (1 + epsilon) * ceil(W / k) for equal blocks: the share is rounded up to a whole
+weight first, then the tolerance applies, so with unit weights every k <= n has a partition even at epsilon = 0).
 """
 
 from __future__ import annotations
@@ -11,16 +16,18 @@ from __future__ import annotations
 import numpy as np
 
 from apportion.errors import InputError
+from apportion.graph.metrics import whole_target_weights
 from apportion.partitioning.vertex._balance_kernels import pack_greedily, rebalance
 from apportion.partitioning.vertex._partition_kernels import block_weights
 from apportion.partitioning.vertex.contract import LevelGraph
 
 
 def max_block_weights(total: np.ndarray, targets: np.ndarray, epsilon: float) -> np.ndarray:
-    """(k, ncon) int64 limits floor((1 + epsilon) * targets[b] * total[c]) (with a relative 1e-12 tolerance
-    against rounding the exact product down)."""
-    exact = (1.0 + epsilon) * np.outer(targets, total.astype(np.float64))
-    return np.floor(exact * (1.0 + 1e-12) + 1e-9).astype(np.int64)
+    """(k, ncon) int64 limits floor((1 + epsilon) * ceil(targets[b] * total[c])) (METIS's and KaMinPar's
+    definition; `whole_target_weights` is the inner ceiling; a relative 1e-12 tolerance keeps an exact product
+    such as 1.15 * 100 from being rounded down)."""
+    whole = whole_target_weights(np.outer(targets, np.asarray(total, dtype=np.float64)))
+    return np.floor((1.0 + epsilon) * whole.astype(np.float64) * (1.0 + 1e-12) + 1e-9).astype(np.int64)
 
 
 def check_feasible(vertex_weights: np.ndarray, total: np.ndarray, max_weights: np.ndarray,

@@ -17,6 +17,7 @@ from apportion._chunked import run_chunked, thread_budget
 from apportion.partitioning.vertex._coarsen_kernels import (
     ORDER_RUN, apply_lp_choices, batched_order, labels_to_cmap, lp_choices, mutual_choices, mutual_pairs,
     suitor_matching, two_hop_matching)
+from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, contract_graph
 from apportion.partitioning.vertex.options import PartitionOptions
 
@@ -156,16 +157,18 @@ def cluster_level(graph: LevelGraph, cap: np.ndarray, method: str, options: Part
     return labels
 
 
-def coarsen(graph: LevelGraph, k: int, targets: np.ndarray, epsilon: float, options: PartitionOptions,
-            seed: int, threads: int | None = None,
+def coarsen(graph: LevelGraph, ctx: PartitionContext,
             blocks: np.ndarray | None = None) -> tuple[list[LevelGraph], list[np.ndarray], np.ndarray | None]:
     """The hierarchy [G0, G1, ...], the maps cmaps[i] from G_i to G_{i+1}, and (with `blocks`, a partition of
     G0 that every cluster must respect, for V-cycles) that partition carried to the coarsest graph.
+
+    Reads k, targets, epsilon, options, seed and threads (None: leave Numba's setting alone) from `ctx`.
 
     Stops when a graph has at most `coarsest_size` vertices or a level keeps more than `min_shrink` of its
     vertices. With coarsening "auto", levels use matching while it shrinks the graph by at least a third and
     switch to label-propagation clustering for good once it does not (matching stalls on power-law graphs).
     """
+    k, options, threads = ctx.k, ctx.options, ctx.threads
     levels = [graph]
     cmaps: list[np.ndarray] = []
     limit = coarsest_size(k, options)
@@ -176,8 +179,8 @@ def coarsen(graph: LevelGraph, k: int, targets: np.ndarray, epsilon: float, opti
         current = levels[-1]
         if threads is not None:
             level_threads(current.n, threads)
-        cap = cluster_weight_cap(current, k, targets, epsilon, options)
-        labels = cluster_level(current, cap, method, options, seed * 7919 + level, current_blocks)
+        cap = cluster_weight_cap(current, k, ctx.targets, ctx.epsilon, options)
+        labels = cluster_level(current, cap, method, options, ctx.seed * 7919 + level, current_blocks)
         cmap, coarse_n = labels_to_cmap(labels)
         shrink = coarse_n / max(current.n, 1)
         if options.coarsening == "auto" and method == "matching" and shrink > 2 / 3:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from apportion.partitioning.vertex._flow_kernels import quotient_edges, refine_pair
-from apportion.partitioning.vertex._partition_kernels import mix_hash
+from apportion._kernels.hashing import mix_hash
+from apportion.partitioning.vertex.boundary import all_boundary_vertices
 from apportion.partitioning.vertex.contract import LevelGraph
 
 
@@ -36,15 +37,12 @@ def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weight
     Each pair is improved by `_flow_kernels.refine_pair` with regions of up to `region_fraction` of the other
     block's limit beyond its free room; when that finds nothing, up to `retries` more tries with the fraction
     multiplied by `retry_shrink` each time (KaFFPa's adaptive region size: in a large region the minimum cuts
-    are often unbalanced and the search for a balanced one exceeds the current cut; on wing, k = 2, a region
-    of 0.25 finds nothing where 0.1 gains 10 %). `max_flow_piercings` bounds the piercings that need more
-    flow per pair; `max_depth` (> 0) bounds the region's distance in hops from the common boundary (on large
-    blocks the weight bound alone makes regions of 10^5 vertices: delaunay 2^18, k = 2, 5 s for one round
-    against 0.8 s with 8 hops). Never increases the cut; never pushes a block above `max_weights` (in any
+    are often unbalanced and the search for a balanced one exceeds the current cut, where a smaller region
+    finds one). `max_flow_piercings` bounds the piercings that need more flow per pair; `max_depth` (> 0)
+    bounds the region's distance in hops from the common boundary (on large blocks the weight bound alone
+    allows very large regions); measured effects in docs/partition.md, "Measurements behind the defaults". Never increases the cut; never pushes a block above `max_weights` (in any
     constraint). Deterministic for a given seed. Updates part and bw; returns the cut decrease.
     """
-    from apportion.partitioning.vertex.refine import all_boundary_vertices
-
     k = bw.shape[0]
     if rounds <= 0 or graph.n == 0 or k < 2:
         return 0

@@ -17,18 +17,18 @@ import numpy as np
 
 from apportion.partitioning.vertex._initial_kernels import (
     bisection_fm, grow_and_refine_tries, induced_subgraph)
-from apportion.partitioning.vertex._partition_kernels import block_weights, mix_hash
+from apportion._kernels.hashing import mix_hash
+from apportion.partitioning.vertex._partition_kernels import block_weights
 from apportion.partitioning.vertex.balance import max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import coarsen
+from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, project_partition
 from apportion.partitioning.vertex.options import PartitionOptions
 
 
 def _bisection_limits(graph: LevelGraph, share0: float, epsilon: float) -> np.ndarray:
     total = graph.vertex_weights.sum(axis=0)
-    shares = np.array([share0, 1.0 - share0])
-    limits = max_block_weights(total, shares, epsilon)
-    return np.maximum(limits, np.ceil(np.outer(shares, total)).astype(np.int64))
+    return max_block_weights(total, np.array([share0, 1.0 - share0]), epsilon)
 
 
 def _targets(graph: LevelGraph, share0: float) -> np.ndarray:
@@ -66,13 +66,15 @@ def bisect(graph: LevelGraph, share0: float, epsilon: float, options: PartitionO
     with `bisection_fm` (which also removes overload) at every level.
     """
     limits = _bisection_limits(graph, share0, epsilon)
-    shares = np.array([share0, 1.0 - share0])
+    targets = np.array([share0, 1.0 - share0])
     if graph.n <= 2 * options.bisection_coarsest:
         return grow_and_refine(graph, share0, limits, options, seed)
     # Suitor matching is a serial kernel: no parallel-region start-ups on these many small graphs
     sub_options = replace(options, coarsest_per_block=0, coarsest_min=options.bisection_coarsest,
                           coarsening="matching", matching="suitor")
-    hierarchy, cmaps, _ = coarsen(graph, 2, shares, epsilon, sub_options, seed)
+    bisection = PartitionContext(k=2, targets=targets, epsilon=epsilon, max_block_weights=limits,
+                                 options=sub_options, seed=seed)
+    hierarchy, cmaps, _ = coarsen(graph, bisection)
     part = grow_and_refine(hierarchy[-1], share0, limits, options, seed)
     for depth in range(len(hierarchy) - 2, -1, -1):
         level = hierarchy[depth]
@@ -104,10 +106,10 @@ def _split(graph: LevelGraph, vertices: np.ndarray, targets: np.ndarray, first_b
     _split(graph, right, targets[k0:], first_block + k0, epsilon, options, (seed * 31 + 2) % (1 << 40), out)
 
 
-def initial_partition(graph: LevelGraph, targets: np.ndarray, epsilon: float, options: PartitionOptions,
-                      seed: int) -> np.ndarray:
-    """A k-way partition (int32) of `graph` for the normalised `targets` by recursive bisection."""
+def initial_partition(graph: LevelGraph, ctx: PartitionContext, seed: int) -> np.ndarray:
+    """A k-way partition (int32) of `graph` for the normalised `ctx.targets` by recursive bisection within
+    `ctx.epsilon`, with `ctx.options`; every random choice derives from `seed`."""
     out = np.zeros(graph.n, dtype=np.int32)
-    _split(graph, np.arange(graph.n, dtype=np.int64), np.asarray(targets, dtype=np.float64), 0, epsilon,
-           options, seed % (1 << 40), out)
+    _split(graph, np.arange(graph.n, dtype=np.int64), np.asarray(ctx.targets, dtype=np.float64), 0, ctx.epsilon,
+           ctx.options, seed % (1 << 40), out)
     return out

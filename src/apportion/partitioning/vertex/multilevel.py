@@ -3,25 +3,26 @@
 Seed 000 ch. 4-5 (coarsen by matching, partition the coarsest graph, project and refine level by level), with
 this project's additions (notes, part B): label-propagation clustering, unequal block targets as a first-class
 input, and an explicit rebalancer at every level so the result always meets
-block_weight[b, c] <= floor((1 + imbalance) * targets[b] * W[c]).
+block_weight[b, c] <= floor((1 + imbalance) * ceil(targets[b] * W[c])) (METIS's and KaMinPar's limit).
 """
 
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import replace
 
 import numba
 import numpy as np
 
 from apportion import ui
-from apportion.errors import InputError
+from apportion.checks import check_imbalance, check_k, check_seed, check_shares, check_threads
+from apportion.graph.csr import as_graph
+from apportion.graph.metrics import imbalance_against, whole_target_weights
 from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut
 from apportion.partitioning.vertex._balance_kernels import place_isolated
 from apportion.partitioning.vertex._initial_kernels import induced_subgraph
 from apportion.partitioning.vertex.balance import check_feasible, max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import coarsen, level_threads
+from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, project_partition
 from apportion.partitioning.vertex.initial import initial_partition
 from apportion.partitioning.vertex.options import PartitionOptions, preset_options
@@ -29,40 +30,10 @@ from apportion.partitioning.vertex.periphery import PERIPHERY_MIN_SLACK, periphe
 from apportion.partitioning.vertex.refine import refine
 from apportion.partitioning.vertex.result import Partition
 
-#: graphs with at least this many vertices show a progress bar (on a terminal)
-PROGRESS_MIN_VERTICES = 200_000
-
-
-def normalise_targets(targets, k: int) -> np.ndarray:
-    """Target shares summing to 1 from relative sizes (None = equal); InputError on a wrong length, a
-    non-finite or a non-positive entry."""
-    if targets is None:
-        return np.full(k, 1.0 / k)
-    values = np.asarray(targets, dtype=np.float64).ravel()
-    if values.shape[0] != k:
-        raise InputError(f"targets has {values.shape[0]} entries but k = {k}")
-    if not np.all(np.isfinite(values)):
-        raise InputError("targets must be finite numbers")
-    if np.any(values <= 0):
-        bad = int(np.flatnonzero(values <= 0)[0])
-        raise InputError(f"targets must be positive; entry {bad} is {values[bad]:g}")
-    return values / values.sum()
-
-
-def _check_arguments(graph, k, imbalance, threads) -> None:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise InputError(f"k must be an integer, got {k!r}")
-    if k < 1:
-        raise InputError(f"k must be at least 1, got {k}")
-    if k > graph.n:
-        raise InputError(f"k = {k} is larger than the number of vertices ({graph.n})")
-    if not isinstance(imbalance, (int, float, np.integer, np.floating)) or not math.isfinite(imbalance):
-        raise InputError(f"imbalance must be a finite number, got {imbalance!r}")
-    if imbalance < 0:
-        raise InputError(f"imbalance must be non-negative, got {imbalance:g}")
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer))
-                                or threads < 1):
-        raise InputError(f"threads must be a positive integer, got {threads!r}")
+#: a call shows a progress line (on a terminal only) when its expected work, vertices x multilevel cycles
+#: (x 4 with flow refinement), is at least this: `default` and `fast` from 200,000 vertices, `strong` (3 runs +
+#: 2 V-cycles with flows) from 10,000
+PROGRESS_MIN_WORK = 200_000
 
 
 def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int = 0,
@@ -73,40 +44,50 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
         graph: an `apportion.Graph` (vertex weights with one or several constraints and edge weights honoured).
         k: number of blocks, 1 <= k <= n.
         targets: relative block sizes (e.g. device speeds), length k, positive; None = equal blocks.
-        imbalance: epsilon >= 0; every block b ends with weight <= floor((1 + epsilon) * targets[b] * W) in every
-            constraint (a hard guarantee).
+        imbalance: epsilon >= 0; every block b ends with weight <= floor((1 + epsilon) * ceil(targets[b] * W))
+            in every constraint c (W = the constraint's total vertex weight; a hard guarantee). The share is
+            rounded up to a whole weight before the tolerance applies, as METIS and KaMinPar do ((1 + epsilon) *
+            ceil(W / k) for equal blocks), so with unit vertex weights every k <= n has a partition, even at
+            epsilon = 0.
         seed: every random choice derives from it; same seed and thread count, same result.
         preset: "fast", "default", "strong" (see `options.PRESETS`) or a `PartitionOptions`.
         threads: Numba threads for the parallel kernels (default: Numba's current setting).
 
-    Returns a `Partition` (assignment, block weights, cut, imbalance, per-phase times).
+    Returns a `Partition` (assignment, block weights, cut, imbalance, per-phase times). Its `imbalance` is
+    max over b, c of block_weight / ceil(targets[b] * W) - 1, against the same rounded-up target as the limit,
+    so it is <= epsilon (up to floating-point rounding) exactly when every block is within its limit.
     Raises InputError for k < 1, k > n, bad targets, negative imbalance, or when no partition within the
-    imbalance can exist (a vertex heavier than every block's limit; limits that add up to less than W).
+    imbalance can exist (a vertex heavier than every block's limit).
 
     Phases: coarsen (seed 000 ch. 4.3.2 / 5.2.1-5.2.2), initial (ch. 4.3.3 / 5.2.3), uncoarsen = project +
     rebalance + refine (ch. 4.3.4 / 5.2.4) at every level.
     """
     started = time.perf_counter()
-    _check_arguments(graph, k, imbalance, threads)
-    k = int(k)
-    epsilon = float(imbalance)
-    seed = int(seed)
+    graph = as_graph(graph)
+    k = check_k(k, graph.n)
+    epsilon = check_imbalance(imbalance)
+    seed = check_seed(seed)
+    threads = check_threads(threads)
     options = preset_options(preset)
     preset_name = preset if isinstance(preset, str) else "custom"
-    shares = normalise_targets(targets, k)
     fine = LevelGraph.from_graph(graph)
     total = fine.vertex_weights.sum(axis=0)
-    limits = max_block_weights(total, shares, epsilon)
+    targets = check_shares(targets, k)
+    limits = max_block_weights(total, targets, epsilon)
     check_feasible(fine.vertex_weights, total, limits, epsilon)
 
     previous_threads = numba.get_num_threads()
-    use_threads = previous_threads if threads is None else max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
-    watch = ui.Stopwatch()
+    use_threads = previous_threads if threads is None else threads
+    cycles = _cycle_count(options, k)
+    show = ui.progress_enabled() and fine.n * cycles * (4 if options.flow_rounds > 0 else 1) >= PROGRESS_MIN_WORK
     try:
-        part, levels = _partition_without_isolated(fine, k, shares, epsilon, limits, options, seed, watch,
-                                                   use_threads)
-        if part is None:
-            part, levels = _cycles(fine, k, shares, epsilon, limits, options, seed, watch, use_threads)
+        with ui.progress("partitioning", total=cycles) if show else _no_progress() as task:
+            ctx = PartitionContext(k=k, targets=targets, epsilon=epsilon, max_block_weights=limits,
+                                   options=options, seed=int(seed), threads=use_threads, progress=task)
+            watch = ctx.watch
+            part, levels = _partition_without_isolated(fine, ctx)
+            if part is None:
+                part, levels = _cycles(fine, ctx)
         level_threads(fine.n, use_threads)
         with watch.phase("metrics"):
             bw = block_weights(fine.vertex_weights, part, k)
@@ -114,47 +95,57 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     finally:
         numba.set_num_threads(previous_threads)
     with watch.phase("metrics"):
-        target_weights = np.outer(shares, total.astype(np.float64))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(target_weights > 0, bw / np.where(target_weights > 0, target_weights, 1.0), 1.0)
-        imbalance_value = float(ratio.max() - 1.0) if ratio.size else 0.0
+        target_weights = np.outer(ctx.targets, total.astype(np.float64))
+        imbalance_value = imbalance_against(bw, whole_target_weights(target_weights))
     times = dict(watch.times)
     times["total"] = time.perf_counter() - started
     single = fine.vertex_weights.shape[1] == 1 and (graph.vertex_weights is None or graph.vertex_weights.ndim == 1)
     squeeze = (lambda a: a[:, 0].copy()) if single else (lambda a: a)
-    return Partition(assignment=part, k=k, block_weights=squeeze(bw), targets=shares,
+    return Partition(assignment=part, k=k, block_weights=squeeze(bw), targets=ctx.targets,
                      target_weights=squeeze(target_weights), max_block_weights=squeeze(limits), cut=cut,
                      imbalance=imbalance_value, epsilon=epsilon, times=times, levels=levels, preset=preset_name,
-                     seed=seed)
+                     seed=ctx.seed)
 
 
 #: isolated vertices are set aside when they are at least this fraction of the vertices
 ISOLATED_MIN_FRACTION = 0.01
 
 
-def _cycles(graph: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limits: np.ndarray,
-            options: PartitionOptions, seed: int, watch: ui.Stopwatch, threads: int) -> tuple[np.ndarray, int]:
+def _cycle_count(options: PartitionOptions, k: int) -> int:
+    """The multilevel cycles `_cycles` runs: the independent runs, then the V-cycles (one for k = 1)."""
+    return 1 if k == 1 else max(1, options.multilevel_runs) + options.vcycles
+
+
+def _cycles(graph: LevelGraph, ctx: PartitionContext) -> tuple[np.ndarray, int]:
     """`options.multilevel_runs` independent multilevel cycles (different seeds; the smallest cut kept, the
     first on ties), then `options.vcycles` V-cycles on the kept partition. Every run ends balanced, so the
-    kept one is too."""
-    part, levels = _multilevel(graph, k, shares, epsilon, limits, _run_options(options, 0), seed, watch, threads)
-    if k > 1 and options.multilevel_runs > 1:
+    kept one is too. Each cycle advances `ctx.progress` by one."""
+    options = ctx.options
+    runs = options.multilevel_runs if ctx.k > 1 else 1
+    ctx.progress.update(description=_cycle_label("run", 1, runs))
+    part, levels = _multilevel(graph, ctx.derive(options=_run_options(options, 0)))
+    if ctx.k > 1 and options.multilevel_runs > 1:
         best_cut = int(edge_cut(graph.indptr, graph.indices, graph.edge_weights, part))
         for run in range(1, options.multilevel_runs):
-            other, other_levels = _multilevel(graph, k, shares, epsilon, limits, _run_options(options, run),
-                                              seed + 1_000_003 * run, watch, threads)
+            ctx.progress.update(description=_cycle_label("run", run + 1, runs))
+            other, other_levels = _multilevel(graph, ctx.derive(options=_run_options(options, run),
+                                                                seed=ctx.seed + 1_000_003 * run))
             other_cut = int(edge_cut(graph.indptr, graph.indices, graph.edge_weights, other))
             if other_cut < best_cut:
                 part, levels, best_cut = other, other_levels, other_cut
-    for cycle in range(options.vcycles if k > 1 else 0):
-        part, _ = _multilevel(graph, k, shares, epsilon, limits, options, seed + 7 * (cycle + 1), watch, threads,
-                              given=part)
+    for cycle in range(options.vcycles if ctx.k > 1 else 0):
+        ctx.progress.update(description=_cycle_label("V-cycle", cycle + 1, options.vcycles))
+        part, _ = _multilevel(graph, ctx.derive(seed=ctx.seed + 7 * (cycle + 1)), given=part)
     return part, levels
+
+
+def _cycle_label(kind: str, number: int, count: int) -> str:
+    return "partitioning" if count <= 1 else f"partitioning: {kind} {number} of {count}"
 
 
 def is_skewed(graph: LevelGraph, ratio: float) -> bool:
     """Whether the maximum degree is at least `ratio` times the average degree of the non-isolated vertices
-    (never when ratio <= 0): the heavy-tailed graphs that `skewed_coarsening` is for."""
+    (never when ratio <= 0): the heavy-tailed graphs that `PartitionOptions.heavy_tailed` is for."""
     if ratio <= 0 or graph.n == 0:
         return False
     degrees = np.diff(graph.indptr)
@@ -165,31 +156,20 @@ def is_skewed(graph: LevelGraph, ratio: float) -> bool:
 
 
 def _run_options(options: PartitionOptions, run: int) -> PartitionOptions:
-    """The options of independent run `run`: the coarsest-graph size, the clustering rating and the coarsening
-    method cycle through `options.run_coarsest_per_block`, `options.run_clustering_rating` and
-    `options.run_coarsening` when they are given (a portfolio: graphs differ in which suits them, and the best
-    run is kept)."""
-    changes = {}
-    if options.run_coarsest_per_block:
-        sizes = options.run_coarsest_per_block
-        changes["coarsest_per_block"] = int(sizes[run % len(sizes)])
-    if options.run_clustering_rating:
-        ratings = options.run_clustering_rating
-        changes["clustering_rating"] = ratings[run % len(ratings)]
-    if options.run_coarsening:
-        methods = options.run_coarsening
-        changes["coarsening"] = methods[run % len(methods)]
-    return replace(options, **changes) if changes else options
+    """The options of independent run `run`: `options` with the variant `options.runs[run % len]` applied
+    (a portfolio: graphs differ in which suits them, and the best run is kept); `options` when there are
+    none."""
+    if not options.runs:
+        return options
+    return options.runs[run % len(options.runs)].apply(options)
 
 
-def _partition_without_isolated(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limits: np.ndarray,
-                                options: PartitionOptions, seed: int, watch: ui.Stopwatch,
-                                threads: int) -> tuple[np.ndarray | None, int]:
+def _partition_without_isolated(fine: LevelGraph, ctx: PartitionContext) -> tuple[np.ndarray | None, int]:
     """Partition the non-isolated vertices under the full block limits, then fill the blocks with the isolated
     vertices (KaMinPar removes them the same way). Isolated vertices cost no cut wherever they go, so the rest
-    of the graph may use all their weight as extra slack: on rmat scale 18 (34 % isolated) a 2-way split may
-    give one block up to 78 % of the connected part instead of 51.5 %. Returns (None, 0) when there are too
-    few isolated vertices for this to pay (fewer than ISOLATED_MIN_FRACTION of n) or nothing else."""
+    of the graph may use all their weight as extra slack. Returns (None, 0) when there are too few isolated
+    vertices for this to pay (fewer than ISOLATED_MIN_FRACTION of n) or nothing else."""
+    k, limits, watch = ctx.k, ctx.max_block_weights, ctx.watch
     if k == 1:
         return None, 0
     isolated = fine.indptr[1:] == fine.indptr[:-1]
@@ -201,13 +181,13 @@ def _partition_without_isolated(fine: LevelGraph, k: int, shares: np.ndarray, ep
         core = LevelGraph(*induced_subgraph(fine.indptr, fine.indices, fine.edge_weights, fine.vertex_weights,
                                             core_ids))
         core_total = core.vertex_weights.sum(axis=0).astype(np.float64)
-        wanted = np.outer(shares, core_total)
+        wanted = np.outer(ctx.targets, core_total)
         with np.errstate(divide="ignore", invalid="ignore"):
             slack = np.where(wanted > 0, limits / np.where(wanted > 0, wanted, 1.0), np.inf)
         core_epsilon = float(min(slack.min() - 1.0, 4.0))
-    if core_epsilon < epsilon:
+    if core_epsilon < ctx.epsilon:
         return None, 0
-    core_part, levels = _cycles(core, k, shares, core_epsilon, limits, options, seed, watch, threads)
+    core_part, levels = _cycles(core, ctx.derive(epsilon=core_epsilon))
     with watch.phase("rebalance"):
         part = np.zeros(fine.n, dtype=np.int32)
         part[core_ids] = core_part
@@ -218,27 +198,30 @@ def _partition_without_isolated(fine: LevelGraph, k: int, shares: np.ndarray, ep
         place_isolated(fine.vertex_weights, loose, part, bw, limits)
         rebalance_partition(fine, part, bw, limits, final=True)
     if core_epsilon >= PERIPHERY_MIN_SLACK:
-        part = _try_periphery(fine, k, shares, limits, options, seed, watch, threads, part)
+        part = _try_periphery(fine, ctx, part)
     return part, levels
 
 
-def _try_periphery(fine: LevelGraph, k: int, shares: np.ndarray, limits: np.ndarray, options: PartitionOptions,
-                   seed: int, watch: ui.Stopwatch, threads: int, part: np.ndarray) -> np.ndarray:
+def _try_periphery(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) -> np.ndarray:
     """`part`, or the core-periphery candidate (`periphery.py`) refined at the finest level when it cuts less."""
 
-    def partition_core(graph, blocks, sub_shares, sub_epsilon, sub_limits):
-        found, _ = _cycles(graph, blocks, sub_shares, sub_epsilon, sub_limits, options, seed + 13, watch, threads)
+    def partition_core(graph, blocks, sub_targets, sub_epsilon, sub_limits):
+        # the candidate partitions the core once more: its cycles join the progress line's total
+        ctx.progress.update(total=_cycle_count(ctx.options, ctx.k) + _cycle_count(ctx.options, blocks))
+        found, _ = _cycles(graph, ctx.derive(k=blocks, targets=sub_targets, epsilon=sub_epsilon,
+                                             max_block_weights=sub_limits, seed=ctx.seed + 13))
         return found
 
-    candidate = periphery_candidate(fine, k, shares, limits, partition_core)
+    limits, watch = ctx.max_block_weights, ctx.watch
+    candidate = periphery_candidate(fine, ctx.k, ctx.targets, limits, partition_core)
     if candidate is None:
         return part
-    level_threads(fine.n, threads)
+    level_threads(fine.n, ctx.threads)
     with watch.phase("refine"):
-        bw = block_weights(fine.vertex_weights, candidate, k)
+        bw = block_weights(fine.vertex_weights, candidate, ctx.k)
         if np.any(bw > limits):
             return part
-        refine(fine, candidate, bw, limits, options, seed + 29)
+        refine(fine, candidate, bw, ctx, ctx.seed + 29)
     with watch.phase("rebalance"):
         rebalance_partition(fine, candidate, bw, limits, final=True)
     cut = edge_cut(fine.indptr, fine.indices, fine.edge_weights, part)
@@ -247,49 +230,46 @@ def _try_periphery(fine: LevelGraph, k: int, shares: np.ndarray, limits: np.ndar
     return part
 
 
-def _multilevel(fine: LevelGraph, k: int, shares: np.ndarray, epsilon: float, limits: np.ndarray,
-                options: PartitionOptions, seed: int, watch: ui.Stopwatch, threads: int,
-                given: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """Coarsen, partition the coarsest graph, then project / rebalance / refine back up; returns (part, levels).
 
     With `given` (a balanced partition of `fine`) this is a V-cycle (Walshaw; KaFFPa): clusters never cross
     its blocks, the coarsest graph inherits it instead of being partitioned anew, and refinement at every level
-    can only lower its cut.
+    can only lower its cut. On a heavy-tailed graph (`is_skewed` with `options.heavy_tailed_ratio`) the
+    cycle runs with the variant `options.heavy_tailed` applied.
     """
+    k, limits, watch, options = ctx.k, ctx.max_block_weights, ctx.watch, ctx.options
     if k == 1:
+        ctx.progress.advance(1)
         return np.zeros(fine.n, dtype=np.int32), 1
-    if given is None and is_skewed(fine, options.skewed_degree_ratio):
-        options = replace(options, coarsening=options.skewed_coarsening,
-                          fm_passes=options.fm_passes if options.skewed_fm_passes < 0 else options.skewed_fm_passes)
-    if options.flow_rounds > 0 and is_skewed(fine, options.flow_max_degree_ratio):
-        options = replace(options, flow_rounds=0)
+    if options.heavy_tailed is not None and is_skewed(fine, options.heavy_tailed_ratio):
+        ctx = ctx.derive(options=options.heavy_tailed.apply(options))
     with watch.phase("coarsen"):
-        hierarchy, cmaps, coarse_given = coarsen(fine, k, shares, epsilon, options, seed, threads, given)
-    show = fine.n >= PROGRESS_MIN_VERTICES
-    with ui.progress("partitioning", total=len(hierarchy) + 1) if show else _no_progress() as task:
-        task.advance(1)
-        coarsest = hierarchy[-1]
-        with watch.phase("initial"):
-            level_threads(coarsest.n, threads)
-            if coarse_given is not None:
-                part = coarse_given.copy()
-            else:
-                part = initial_partition(coarsest, shares, epsilon, options, seed + 17)
-        for depth in range(len(hierarchy) - 1, -1, -1):
-            graph = hierarchy[depth]
-            level_threads(graph.n, threads)
-            if depth < len(hierarchy) - 1:
-                with watch.phase("project"):
-                    part = project_partition(cmaps[depth], part)
-            final = depth == 0
-            with watch.phase("rebalance"):
-                bw = block_weights(graph.vertex_weights, part, k)
-                rebalance_partition(graph, part, bw, limits, final=final)
-            with watch.phase("refine"):
-                refine(graph, part, bw, limits, options, seed + 101 * depth)
-            with watch.phase("rebalance"):
-                rebalance_partition(graph, part, bw, limits, final=final)
-            task.advance(1)
+        hierarchy, cmaps, coarse_given = coarsen(fine, ctx, given)
+    step = 1.0 / (len(hierarchy) + 1)  # of this cycle's progress: coarsening, then one per level
+    ctx.progress.advance(step)
+    coarsest = hierarchy[-1]
+    with watch.phase("initial"):
+        level_threads(coarsest.n, ctx.threads)
+        if coarse_given is not None:
+            part = coarse_given.copy()
+        else:
+            part = initial_partition(coarsest, ctx, ctx.seed + 17)
+    for depth in range(len(hierarchy) - 1, -1, -1):
+        graph = hierarchy[depth]
+        level_threads(graph.n, ctx.threads)
+        if depth < len(hierarchy) - 1:
+            with watch.phase("project"):
+                part = project_partition(cmaps[depth], part)
+        final = depth == 0
+        with watch.phase("rebalance"):
+            bw = block_weights(graph.vertex_weights, part, k)
+            rebalance_partition(graph, part, bw, limits, final=final)
+        with watch.phase("refine"):
+            refine(graph, part, bw, ctx, ctx.seed + 101 * depth)
+        with watch.phase("rebalance"):
+            rebalance_partition(graph, part, bw, limits, final=final)
+        ctx.progress.advance(step)
     return part, len(hierarchy)
 
 

@@ -1,30 +1,46 @@
 """Knobs of the multilevel vertex partitioner and its presets (`fast`, `default`, `strong`) as data.
 
 A preset is a `PartitionOptions` value, never a code path: `multilevel.partition` reads the fields and every
-phase behaves accordingly (the way KaMinPar's Context presets work).
+phase behaves accordingly (the way KaMinPar's presets.cc builds whole contexts). What differs between graphs or
+runs is a `Variant`, a whole named override of some fields applied together (the options for heavy-tailed
+graphs, the options of each independent run), rather than a family of prefixed fields.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import math
+from dataclasses import dataclass, fields, replace
 
 from apportion.errors import InputError
 
 
 @dataclass(frozen=True)
+class Variant:
+    """A whole named override of `PartitionOptions` fields, applied together (`apply`).
+
+    `changes` is a tuple of (field name, value) pairs; build one with `Variant.of(name, field=value, ...)`.
+    """
+
+    name: str
+    changes: tuple[tuple[str, object], ...]
+
+    @classmethod
+    def of(cls, name: str, **changes) -> "Variant":
+        return cls(name, tuple(changes.items()))
+
+    def apply(self, options: "PartitionOptions") -> "PartitionOptions":
+        """`options` with this variant's fields replaced."""
+        return replace(options, **dict(self.changes))
+
+
+@dataclass(frozen=True)
 class PartitionOptions:
-    """Every tunable of the multilevel partitioner (seed 000, ch. 4-5; KaMinPar-style deep multilevel).
+    """Every tunable of the multilevel partitioner (seed 000, ch. 4-5; KaMinPar-style deep multilevel). The
+    measurements behind the presets' values: docs/partition.md ("Measurements behind the defaults").
 
     Coarsening:
         coarsening: "matching" (heavy-edge matching in rounds), "clustering" (size-constrained label
             propagation), or "auto" (clustering, falling back to/mixing with matching by measured shrink rate).
-        skewed_degree_ratio: when > 0 and a graph's maximum degree is at least this many times its average
-            (non-isolated) degree, it is coarsened with `skewed_coarsening` instead (heavy-tailed graphs: on
-            rmat scale 18, ratio 579, clustering builds hub clusters whose projected partition FM cannot
-            repair, 1.16 x METIS at k = 8; matching first gives 0.91).
-        skewed_fm_passes: when >= 0, the k-way FM passes per level on such heavy-tailed graphs instead of
-            `fm_passes` (-1: the same). FM's moves around hubs are costly: on rmat scale 18 at k = 8, two passes
-            took 2 of `fast`'s 3 s for a cut 8 % lower.
         matching: "mutual" (thesis ch. 4: every vertex picks its heaviest neighbour, mutual picks pair up, in
             rounds) or "suitor" (thesis ch. 5: Suitor-style proposals; a better proposal evicts a worse one).
         matching_rounds: rounds of mutual-choice matching per level.
@@ -35,7 +51,7 @@ class PartitionOptions:
         clustering_stop_fraction: a level's label propagation stops after a round that moved fewer than this
             fraction of the vertices.
         large_level: levels with at least this many vertices run at most `large_level_clustering_rounds`
-            rounds (a third round there costs as much as the first and moves ~5 % of the vertices).
+            rounds (a third round there costs as much as the first and moves few vertices).
         coarsest_per_block: stop coarsening when n <= coarsest_per_block * k ...
         coarsest_min: ... or n <= coarsest_min (whichever is larger).
         min_shrink: stop when a level keeps more than this fraction of the vertices (thesis: 0.85).
@@ -61,31 +77,27 @@ class PartitionOptions:
         flow_region_depth: ... and reach at most this many hops from the common boundary (0: no limit; bounds
             the regions of large blocks, where the weight bound alone allows 10^5 vertices).
         flow_max_piercings: a pair's search for a balanced cut gives up after this many piercings that needed
-            more flow (each a max-flow update of the whole region: on astro-ph, k = 2, unbounded searches took
-            4 s per finest level for a 1 % gain).
+            more flow (each a max-flow update of the whole region; unbounded searches cost much for little).
         flow_min_vertices: flows run only on levels with at least this many vertices (the finer levels).
-        flow_max_degree_ratio: when > 0, no flows on graphs whose maximum degree is at least this many times the
-            average (hubs make every region large and the quotient graph nearly complete: on rmat scale 18,
-            k = 64, `strong` spent 55 % of 690 s in flows for a 0.6 % lower cut).
     Repetitions:
         multilevel_runs: independent multilevel cycles with different seeds; the one with the smallest cut is
             kept (and the V-cycles then improve it).
-        run_coarsest_per_block: when not empty, run r coarsens to run_coarsest_per_block[r % len] * k vertices
-            (a portfolio: some graphs partition best from a larger coarsest graph, some from a smaller one).
-        run_clustering_rating: likewise for `clustering_rating` (normalized ratings suit some power-law graphs,
-            heavy ones others).
-        run_coarsening: likewise for `coarsening` (matching first, "auto", suits rmat graphs: 0.91 x METIS at
-            k = 8 where clustering gives 1.16).
+        runs: when not empty, run r uses these options with the variant runs[r % len(runs)] applied (a
+            portfolio: some graphs partition best from a larger coarsest graph, with normalized ratings, or
+            with matching first, others not; the best run is kept).
     V-cycles:
         vcycles: after the first multilevel cycle, this many more, each coarsening with clusters confined to the
             blocks of the current partition and starting from it at the coarsest level (never worse).
+    Heavy-tailed graphs:
+        heavy_tailed_ratio: when > 0, a graph whose maximum degree is at least this many times its average
+            (non-isolated) degree is heavy-tailed (`multilevel.is_skewed`) ...
+        heavy_tailed: ... and every multilevel cycle on it runs with this variant applied (None: none). Hubs
+            defeat clustering (hub clusters whose projected partition FM cannot repair; matching first does
+            better), make k-way FM's moves costly and every flow region large.
     """
 
     coarsening: str = "clustering"
     matching: str = "mutual"
-    skewed_degree_ratio: float = 0.0
-    skewed_coarsening: str = "auto"
-    skewed_fm_passes: int = -1
     matching_rounds: int = 4
     clustering_rounds: int = 5
     clustering_rating: str = "heavy"
@@ -110,38 +122,90 @@ class PartitionOptions:
     flow_region_depth: int = 0
     flow_max_piercings: int = 16
     flow_min_vertices: int = 0
-    flow_max_degree_ratio: float = 0.0
     vcycles: int = 0
     multilevel_runs: int = 1
-    run_coarsest_per_block: tuple[int, ...] = ()
-    run_clustering_rating: tuple[str, ...] = ()
-    run_coarsening: tuple[str, ...] = ()
+    runs: tuple[Variant, ...] = ()
+    heavy_tailed_ratio: float = 0.0
+    heavy_tailed: Variant | None = None
 
     def validated(self) -> "PartitionOptions":
-        if any(c not in ("matching", "clustering", "auto")
-               for c in (self.coarsening, self.skewed_coarsening, *self.run_coarsening)):
-            raise InputError(f"unknown coarsening {self.coarsening!r} (matching, clustering, auto)")
-        if any(r not in ("heavy", "normalized") for r in (self.clustering_rating, *self.run_clustering_rating)):
-            raise InputError(f"unknown clustering rating {self.clustering_rating!r} (heavy, normalized)")
-        if self.matching not in ("mutual", "suitor"):
-            raise InputError(f"unknown matching {self.matching!r} (mutual, suitor)")
+        """These options, or InputError naming the field that is wrong (inside a variant: the variant too)."""
+        _check_fields(self, "")
+        for variant in self.runs:
+            _check_variant(self, variant, "runs")
+        if self.heavy_tailed is not None:
+            _check_variant(self, self.heavy_tailed, "heavy_tailed")
         return self
 
+
+#: the allowed values of the fields that name a method
+_CHOICES = {"coarsening": ("matching", "clustering", "auto"), "matching": ("mutual", "suitor"),
+            "clustering_rating": ("heavy", "normalized")}
+#: fields that hold a count of at least 1 (every other int field: at least 0)
+_AT_LEAST_ONE = ("clustering_batches", "multilevel_runs")
+#: fields a variant may not set (variants do not nest)
+_NOT_IN_VARIANTS = ("runs", "heavy_tailed")
+
+
+def _check_fields(options: "PartitionOptions", where: str) -> None:
+    for spec in fields(options):
+        name, value = spec.name, getattr(options, spec.name)
+        label = f"{where}PartitionOptions.{name}"
+        if name in _CHOICES:
+            if value not in _CHOICES[name]:
+                raise InputError(f"{label} = {value!r} is not one of {', '.join(_CHOICES[name])}")
+        elif spec.type == "int":
+            if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name in _AT_LEAST_ONE else 0):
+                least = 1 if name in _AT_LEAST_ONE else 0
+                raise InputError(f"{label} must be an integer >= {least}, got {value!r}")
+        elif spec.type == "float":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or value < 0:
+                raise InputError(f"{label} must be a finite number >= 0, got {value!r}")
+    if not isinstance(options.runs, tuple) or not all(isinstance(v, Variant) for v in options.runs):
+        raise InputError(f"{where}PartitionOptions.runs must be a tuple of Variant, got {options.runs!r}")
+    if options.heavy_tailed is not None and not isinstance(options.heavy_tailed, Variant):
+        raise InputError(f"{where}PartitionOptions.heavy_tailed must be a Variant or None, "
+                         f"got {options.heavy_tailed!r}")
+
+
+def _check_variant(options: "PartitionOptions", variant: Variant, field_name: str) -> None:
+    known = {spec.name for spec in fields(options)}
+    for name, _ in variant.changes:
+        if name not in known or name in _NOT_IN_VARIANTS:
+            raise InputError(f"PartitionOptions.{field_name}: variant {variant.name!r} sets {name!r}, which is not "
+                             "a field a variant may set")
+    _check_fields(variant.apply(options), f"variant {variant.name!r} of PartitionOptions.{field_name}: ")
+
+
+#: `fast` and `default` on heavy-tailed graphs: matching first ("auto") where clustering builds hub clusters
+HEAVY_TAILED_AUTO = Variant.of("heavy-tailed: matching first", coarsening="auto")
+#: `fast` on heavy-tailed graphs: clustering and no k-way FM (its moves around hubs are costly)
+HEAVY_TAILED_NO_FM = Variant.of("heavy-tailed: clustering, no FM", coarsening="clustering", fm_passes=0)
+#: `strong` on heavy-tailed graphs: no flows (hubs make every region large, the quotient graph nearly complete)
+HEAVY_TAILED_NO_FLOWS = Variant.of("heavy-tailed: no flows", flow_rounds=0)
+#: `strong`'s three independent runs: coarsest-graph size, LP rating and coarsening method
+STRONG_RUNS = (
+    Variant.of("coarsest 60k, heavy rating, clustering", coarsest_per_block=60, clustering_rating="heavy",
+               coarsening="clustering"),
+    Variant.of("coarsest 20k, normalized rating, clustering", coarsest_per_block=20,
+               clustering_rating="normalized", coarsening="clustering"),
+    Variant.of("coarsest 60k, heavy rating, matching first", coarsest_per_block=60, clustering_rating="heavy",
+               coarsening="auto"),
+)
 
 PRESETS: dict[str, PartitionOptions] = {
     "fast": PartitionOptions(clustering_rounds=3, clustering_batches=4, initial_tries=5, initial_fm_passes=2,
                              lp_refine_passes=2, fm_passes=2, fm_stop_fraction=0.1, coarsest_per_block=20,
-                             skewed_degree_ratio=100.0, skewed_coarsening="clustering", skewed_fm_passes=0),
+                             heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_NO_FM),
     "default": PartitionOptions(clustering_rounds=3, coarsest_per_block=30, initial_tries=8, fm_passes=8,
-                                fm_stop_fraction=0.25, skewed_degree_ratio=100.0),
+                                fm_stop_fraction=0.25, heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_AUTO),
     "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
                                initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
                                fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=2,
-                               large_level_clustering_rounds=6, run_coarsest_per_block=(60, 20, 60),
-                               run_clustering_rating=("heavy", "normalized", "heavy"),
-                               run_coarsening=("clustering", "clustering", "auto"), multilevel_runs=3,
+                               large_level_clustering_rounds=6, runs=STRONG_RUNS, multilevel_runs=3,
                                flow_rounds=1, flow_region_fraction=0.25, flow_region_depth=8,
-                               flow_max_degree_ratio=100.0),
+                               heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_NO_FLOWS),
 }
 
 
@@ -155,5 +219,9 @@ def preset_options(preset: str | PartitionOptions, **overrides) -> PartitionOpti
         except KeyError:
             raise InputError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}") from None
     if overrides:
+        known = {spec.name for spec in fields(PartitionOptions)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise InputError(f"unknown PartitionOptions field {unknown[0]!r}")
         options = replace(options, **overrides)
     return options.validated()

@@ -9,14 +9,10 @@ from apportion._chunked import run_chunked, thread_budget
 from apportion.partitioning.vertex._refine_kernels import (
     accept_requests, afterburner, apply_if_not_worse, boundary_vertices, file_requests, kway_fm,
     touched_vertices)
+from apportion.partitioning.vertex.boundary import all_boundary_vertices
+from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph
 from apportion.partitioning.vertex.flow import refine_flows
-from apportion.partitioning.vertex.options import PartitionOptions
-
-
-def all_boundary_vertices(graph: LevelGraph, part: np.ndarray) -> np.ndarray:
-    """The vertices with a neighbour in another block, increasing (int32)."""
-    return boundary_vertices(graph.indptr, graph.indices, part, np.arange(graph.n, dtype=np.int32))
 
 
 def refine_two_direction(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray,
@@ -85,11 +81,12 @@ def refine_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: 
                        float(min_improvement)))
 
 
-def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray,
-           options: PartitionOptions, seed: int) -> None:
-    """The refinement of one level as the options say: two-direction passes, then FM passes, both on the
-    boundary only; then, on levels of at least `options.flow_min_vertices` vertices, `options.flow_rounds`
-    rounds of flow refinement of block pairs, followed by FM once more when the flows lowered the cut."""
+def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ctx: PartitionContext, seed: int) -> None:
+    """The refinement of one level under `ctx.max_block_weights` as `ctx.options` say: two-direction passes,
+    then FM passes, both on the boundary only; then, on levels of at least `options.flow_min_vertices`
+    vertices, `options.flow_rounds` rounds of flow refinement of block pairs, followed by FM once more when the
+    flows lowered the cut. Updates part and bw."""
+    max_weights, options = ctx.max_block_weights, ctx.options
     _, boundary = refine_two_direction(graph, part, bw, max_weights, options.lp_refine_passes, seed)
     refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 1, boundary,
               options.fm_min_improvement)

@@ -17,10 +17,11 @@ class Partition:
         block_weights: int64 (k,) for one vertex-weight constraint, (k, ncon) for several.
         targets: float64 (k,), the normalised target shares (sum 1).
         target_weights: float64, shaped like block_weights: targets[b] * total weight of each constraint.
-        max_block_weights: int64, shaped like block_weights: floor((1 + imbalance_bound) * target weight), the
-            hard limit every block meets.
+        max_block_weights: int64, shaped like block_weights: floor((1 + epsilon) * ceil(target weight)), the
+            hard limit every block meets (METIS's and KaMinPar's definition).
         cut: total weight of the edges whose ends lie in different blocks (each edge once).
-        imbalance: max over blocks and constraints of block_weight / target_weight - 1 (0 for zero targets).
+        imbalance: max over blocks and constraints of block_weight / ceil(target_weight) - 1, against the same
+            rounded-up target as the limit, so imbalance <= epsilon (up to rounding) exactly when `balanced`.
         epsilon: the allowed imbalance that was requested.
         times: seconds per phase (coarsen, initial, refine, ...), plus "total".
         levels: number of graphs in the hierarchy (1 = no coarsening).

@@ -1,0 +1,136 @@
+"""The one binary heap of the project: an addressable max-heap of item ids keyed by an int64 array.
+
+Arrays (all C-contiguous): `heap` int32, the item ids in heap order; `key` int64, the key of every item;
+`pos` int64, every item's position in `heap` (-1 = absent; all -1 before first use); `size` int64 of length 1.
+Keys change through `heap_push_or_update`, which moves the item up or down.
+
+Ties between equal keys: the plain functions leave them to the heap's shape (what the vertex partitioner's FM,
+growing and rebalancing always did); the `_by_id` functions break them by the smaller id, so that the order of
+pops is fully determined by (key, id) — what neighbourhood expansion's former lazy (key, vertex) min-heap gave
+with keys negated. One implementation serves both (`by_id` is a parameter of the sift functions).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+_SIGNATURE_HEAP = "int32[::1], int64[::1], int64[::1]"
+
+
+@njit("boolean(int64[::1], int64, int64, boolean)", cache=True, nogil=True)
+def _precedes(key, a, b, by_id):
+    """Whether item a comes out before item b: a larger key, or (by_id) an equal key and a smaller id."""
+    if key[a] != key[b]:
+        return key[a] > key[b]
+    return by_id and a < b
+
+
+@njit(f"void({_SIGNATURE_HEAP}, int64, boolean)", cache=True, nogil=True)
+def _sift_up(heap, key, pos, i, by_id):
+    v = heap[i]
+    while i > 0:
+        parent = (i - 1) >> 1
+        u = heap[parent]
+        if not _precedes(key, v, u, by_id):
+            break
+        heap[i] = u
+        pos[u] = i
+        i = parent
+    heap[i] = v
+    pos[v] = i
+
+
+@njit(f"void({_SIGNATURE_HEAP}, int64, int64, boolean)", cache=True, nogil=True)
+def _sift_down(heap, key, pos, size, i, by_id):
+    v = heap[i]
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and _precedes(key, heap[child + 1], heap[child], by_id):
+            child += 1
+        u = heap[child]
+        if not _precedes(key, u, v, by_id):
+            break
+        heap[i] = u
+        pos[u] = i
+        i = child
+    heap[i] = v
+    pos[v] = i
+
+
+@njit(f"void({_SIGNATURE_HEAP}, int64[::1], int64, int64, boolean)", cache=True, nogil=True)
+def _push_or_update(heap, key, pos, size, v, k, by_id):
+    if pos[v] < 0:
+        i = size[0]
+        size[0] += 1
+        heap[i] = v
+        pos[v] = i
+        key[v] = k
+        _sift_up(heap, key, pos, i, by_id)
+    else:
+        old = key[v]
+        key[v] = k
+        if k > old:
+            _sift_up(heap, key, pos, pos[v], by_id)
+        else:
+            _sift_down(heap, key, pos, size[0], pos[v], by_id)
+
+
+@njit(f"void({_SIGNATURE_HEAP}, int64[::1], int64, boolean)", cache=True, nogil=True)
+def _remove(heap, key, pos, size, v, by_id):
+    i = pos[v]
+    if i < 0:
+        return
+    pos[v] = -1
+    size[0] -= 1
+    last = size[0]
+    if i == last:
+        return
+    u = heap[last]
+    heap[i] = u
+    pos[u] = i
+    _sift_up(heap, key, pos, i, by_id)
+    _sift_down(heap, key, pos, size[0], pos[u], by_id)
+
+
+@njit(f"void({_SIGNATURE_HEAP}, int64[::1], int64, int64)", cache=True, nogil=True)
+def heap_push_or_update(heap, key, pos, size, v, k):
+    """Insert v with key k, or change its key when present."""
+    _push_or_update(heap, key, pos, size, v, k, False)
+
+
+@njit(f"void({_SIGNATURE_HEAP}, int64[::1], int64)", cache=True, nogil=True)
+def heap_remove(heap, key, pos, size, v):
+    """Remove v when present."""
+    _remove(heap, key, pos, size, v, False)
+
+
+@njit(f"int32({_SIGNATURE_HEAP}, int64[::1])", cache=True, nogil=True)
+def heap_pop(heap, key, pos, size):
+    """Remove and return the item with the largest key (size[0] must be > 0)."""
+    v = heap[0]
+    _remove(heap, key, pos, size, v, False)
+    return v
+
+
+@njit(f"void({_SIGNATURE_HEAP}, int64[::1], int64, int64)", cache=True, nogil=True)
+def heap_push_or_update_by_id(heap, key, pos, size, v, k):
+    """`heap_push_or_update` for a heap whose equal keys come out smallest id first."""
+    _push_or_update(heap, key, pos, size, v, k, True)
+
+
+@njit(f"int32({_SIGNATURE_HEAP}, int64[::1])", cache=True, nogil=True)
+def heap_pop_by_id(heap, key, pos, size):
+    """Remove and return the item with the largest key, the smallest id among equal keys."""
+    v = heap[0]
+    _remove(heap, key, pos, size, v, True)
+    return v
+
+
+@njit("void(int32[::1], int64[::1], int64[::1])", cache=True, nogil=True)
+def heap_clear(heap, pos, size):
+    """Empty the heap (every item's position back to -1) in O(size)."""
+    for i in range(size[0]):
+        pos[heap[i]] = -1
+    size[0] = 0
