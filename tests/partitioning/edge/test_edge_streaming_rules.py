@@ -98,3 +98,23 @@ def test_neighbourhood_expansion_beats_the_one_pass_heuristics(name, make):
     graph = make()
     copies = {m: edge_partition(graph, 8, method=m, seed=0).vertex_copies for m in ("ne", "hdrf", "greedy", "dbh")}
     assert copies["ne"] < 0.85 * min(copies["hdrf"], copies["greedy"], copies["dbh"])
+
+
+@settings(max_examples=60)
+@given(graph=graphs(), k=st.integers(2, 6), seed=st.integers(0, 5))
+def test_neighbourhood_expansion_grows_every_part_to_its_exact_share(graph, k, seed):
+    """Before any balancing, NE's part p holds exactly ⌈m/k⌉ edges for p < m mod k and ⌊m/k⌋ for the others
+    (the last part takes the rest, which is its share)."""
+    from apportion.partitioning.edge.ne import neighbourhood_expansion
+
+    k = min(k, graph.m)
+    sizes = np.bincount(neighbourhood_expansion(graph, k, 0.0, seed), minlength=k)
+    expected = [graph.m // k + (1 if p < graph.m % k else 0) for p in range(k)]
+    assert sizes.tolist() == expected
+
+
+def test_neighbourhood_expansion_part_sizes_by_hand():
+    from apportion.partitioning.edge.ne import neighbourhood_expansion
+
+    path = Graph.from_edges(np.arange(7), np.arange(1, 8))   # 7 edges into 3 parts: 3, 2, 2
+    assert np.bincount(neighbourhood_expansion(path, 3, 0.0, 0), minlength=3).tolist() == [3, 2, 2]
