@@ -1,6 +1,6 @@
 """The streaming edge partitioners follow their published rules, checked edge by edge on a replay of the stream
-(with capacity to spare, so that no capacity fallback hides a rule), and their results have the quality the
-rules promise."""
+(DBH with capacity to spare, so that no capacity fallback hides its hash; greedy with its capacity, replayed),
+and their results have the quality the rules promise."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ from apportion.graph.csr import Graph
 from apportion.graph.generate import generate
 from apportion.graph.metrics import edge_partition_metrics
 from apportion.partitioning.edge.api import edge_partition
+from apportion.partitioning.edge.metrics import balanced_capacity
 from apportion.partitioning.edge.streaming import dbh, greedy, hdrf
 
-SPARE = 100.0  # imbalance allowance: every part may hold all edges, so only the rules decide
+SPARE = 100.0  # imbalance allowance for DBH: every part may hold all edges, so only the hash decides
 
 
 @st.composite
@@ -52,32 +53,50 @@ def test_dbh_rule_on_a_power_law_graph():
     check_dbh_rule(graph, dbh(graph, 8, SPARE, 1))
 
 
-def check_greedy_rules(graph, assignment):
-    """PowerGraph's greedy rules, replayed: 1. the endpoints share a part -> one of the shared parts; 2. both
-    placed, nothing shared -> a part of one of them; 3. one placed -> one of its parts."""
+def check_greedy_rules(graph, assignment, k, imbalance):
+    """PowerGraph's greedy rules with a capacity, replayed edge by edge ("room": parts below the capacity):
+    1. the endpoints share parts with room -> the least loaded of those; 2. both placed, none shared -> the least
+    loaded part with room of the endpoint with more unplaced edges (else of the other one); 3. one placed -> the
+    least loaded of its parts with room; otherwise, or when the rule leaves nothing, the least loaded part with
+    room. Ties may go either way (a seeded order), so a choice is checked by its load."""
+    _, upper = balanced_capacity(graph.m, k, imbalance)
     u, v, _ = graph.edges()
+    loads = [0] * k
+    remaining = graph.degrees().tolist()
     parts: dict[int, set] = {}
     for a, b, q in zip(u.tolist(), v.tolist(), np.asarray(assignment).tolist()):
         pa, pb = parts.get(a, set()), parts.get(b, set())
-        if pa & pb:
-            assert q in pa & pb
+
+        def room(candidates):
+            return {p for p in candidates if loads[p] < upper}
+
+        if room(pa & pb):
+            expected = room(pa & pb)
         elif pa and pb:
-            assert q in pa | pb
-        elif pa or pb:
-            assert q in (pa or pb)
+            first, second = (pa, pb) if remaining[a] >= remaining[b] else (pb, pa)
+            expected = room(first) or room(second)
+        else:
+            expected = room(pa or pb)
+        expected = expected or room(range(k))
+        assert q in expected and loads[q] == min(loads[p] for p in expected), (a, b, q, expected)
+        loads[q] += 1
+        remaining[a] -= 1
+        remaining[b] -= 1
         parts.setdefault(a, set()).add(q)
         parts.setdefault(b, set()).add(q)
 
 
 @settings(max_examples=60)
-@given(graph=graphs(), k=st.integers(2, 6), seed=st.integers(0, 5))
-def test_greedy_follows_powergraph_rules(graph, k, seed):
-    check_greedy_rules(graph, greedy(graph, k, SPARE, seed))
+@given(graph=graphs(), k=st.integers(2, 6), seed=st.integers(0, 5), imbalance=st.sampled_from([0.0, 0.1, 0.5]))
+def test_greedy_follows_powergraph_rules(graph, k, seed, imbalance):
+    check_greedy_rules(graph, greedy(graph, k, imbalance, seed), k, imbalance)
 
 
 def test_greedy_rules_on_a_power_law_graph():
     graph = power_law()
-    check_greedy_rules(graph, greedy(graph, 8, SPARE, 1))
+    assignment = greedy(graph, 8, 0.1, 1)
+    assert np.count_nonzero(np.bincount(assignment, minlength=8)) == 8   # the capacity spreads the edges
+    check_greedy_rules(graph, assignment, 8, 0.1)
 
 
 @pytest.mark.parametrize("make", [power_law, lambda: generate("grid2d", 1600)])
