@@ -3,7 +3,6 @@ own helpers), and where a failing device dies."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -49,7 +48,7 @@ def test_static_peak_splits_by_peak_flops_by_hand():
 
 
 def test_minmin_assigns_by_earliest_completion_by_hand():
-    # one chunk takes 1 s on cpu0 (2 GFLOP/s... 100 rows x 2e7 / 2e9) and 2 s on cpu1; min-min, ties to the lower
+    # one chunk (100 rows x 2e7 FLOP) takes 1 s on cpu0 (2 GFLOP/s) and 2 s on cpu1 (1 GFLOP/s); min-min, ties to the lower
     # index: completions 1,2 -> cpu0; 2,2 -> cpu0; 3,2 -> cpu1; 3,4 -> cpu0; 4,4 -> cpu0; 5,4 -> cpu1; ...
     # 9 chunks: cpu0 gets 6, cpu1 3, makespan 6 s
     schedule = run_schedule(size_only(9, 900), hosts(2e9, 1e9), "minmin", 1, compute=False)
