@@ -48,9 +48,9 @@ def test_static_peak_splits_by_peak_flops_by_hand():
 
 
 def test_minmin_assigns_by_earliest_completion_by_hand():
-    # one chunk (100 rows x 2e7 FLOP) takes 1 s on cpu0 (2 GFLOP/s) and 2 s on cpu1 (1 GFLOP/s); min-min, ties to the lower
-    # index: completions 1,2 -> cpu0; 2,2 -> cpu0; 3,2 -> cpu1; 3,4 -> cpu0; 4,4 -> cpu0; 5,4 -> cpu1; ...
-    # 9 chunks: cpu0 gets 6, cpu1 3, makespan 6 s
+    # one chunk (100 rows x 2e7 FLOP) takes 1 s on cpu0 (2 GFLOP/s) and 2 s on cpu1 (1 GFLOP/s); min-min, ties
+    # to the lower index: completions 1,2 -> cpu0; 2,2 -> cpu0; 3,2 -> cpu1; 3,4 -> cpu0; 4,4 -> cpu0;
+    # 5,4 -> cpu1; ... 9 chunks: cpu0 gets 6, cpu1 3, makespan 6 s
     schedule = run_schedule(size_only(9, 900), hosts(2e9, 1e9), "minmin", 1, compute=False)
     assert schedule.rounds[0].chunks == [6, 3]
     assert schedule.makespans[0] == pytest.approx(6.0)
