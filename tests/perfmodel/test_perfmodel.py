@@ -69,13 +69,13 @@ def test_fpm_equal_times_and_brute_force(peaks, n):
     assert rounded_makespan <= best + step + 1e-9
 
 
-def test_fpmc_improves_alpha_and_is_close_to_brute_force():
+def test_fpmc_is_close_to_brute_force_and_no_worse_than_fpm():
+    # (that FPMC lowers α and beats FPM where communication matters: test_fpmc_quality.py)
     models = [gpu_like(30.0, 20.0, 0.02), gpu_like(10.0, 5.0, 0.01)]
     rows = cols = 16
     n = rows * cols
     communication = grid_communication(rows, cols, "nphp")
     result = fpmc_partition(models, n, communication)
-    assert result.alpha_history[-1] <= result.alpha_history[0] or len(result.alpha_history) == 1
     assert result.areas.sum() == n
     # Brute force over every split of the grid's points between the two processors.
     best = np.inf

@@ -6,7 +6,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from apportion.errors import ApportionError, InputError
@@ -79,12 +79,16 @@ def test_schedule_failed_device_chunks_rerun_elsewhere(models, n_chunks, policy,
     schedule = run_schedule(size_only(n_chunks), Platform(devices), policy, 2, compute=False)
     check_exactly_once(schedule, n_chunks)
     failures = [f for r in schedule.rounds for f in r.failures]
-    if failures:
-        assert failures[0]["device"] == f"d{victim}"
-        assert any(i.kind == "failed" for i in schedule.trace.intervals)
-        assert schedule.trace.events
-        # after dying, the victim does nothing in later rounds
-        assert schedule.rounds[-1].chunks[victim] == 0
+    completed = sum(1 for r in schedule.rounds for d, _ in r.runs if d == victim)
+    if not failures:
+        assert completed < fail_on  # it never reached the run that kills it
+    assume(failures)
+    assert [f["device"] for f in failures] == [f"d{victim}"]
+    assert completed == fail_on - 1  # it dies on run fail_on, not before
+    assert any(i.kind == "failed" for i in schedule.trace.intervals)
+    assert schedule.trace.events
+    # after dying, the victim does nothing in later rounds
+    assert schedule.rounds[-1].chunks[victim] == 0
 
 
 def test_schedule_all_devices_dead_is_an_error():
@@ -148,7 +152,9 @@ def test_schedule_static_policies_split_as_defined():
     assert even.rounds[0].chunks == [30, 30, 30]
     peak = run_schedule(size_only(90), platform, "static-peak", 1, compute=False)
     peaks = np.array([d.peak_flops for d in platform])
-    np.testing.assert_allclose(peak.rounds[0].chunks, split_counts(peaks, 90))
+    # each count within one chunk of its exact share (the hand-derived rounding is in test_schedule_exact.py)
+    assert sum(peak.rounds[0].chunks) == 90
+    assert np.all(np.abs(np.array(peak.rounds[0].chunks) - 90 * peaks / peaks.sum()) < 1)
 
 
 def test_schedule_gpu_bundling_and_stealing_visible_in_hass_trace():
@@ -177,6 +183,6 @@ def test_schedule_pool_helpers():
     bounds = chunk_bounds(10, 3)
     assert bounds.tolist() == [0, 3, 6, 10]
     assert contiguous_runs([5, 1, 2, 3, 7, 8]) == [(1, 4), (5, 6), (7, 9)]
-    assert split_counts([1, 1, 2], 10).tolist() == [3, 2, 5] or split_counts([1, 1, 2], 10).sum() == 10
+    assert split_counts([1, 1, 2], 10).tolist() == [3, 2, 5]  # 2.5, 2.5, 5: the leftover to the lower index
     with pytest.raises(InputError):
         chunk_bounds(2, 3)

@@ -61,8 +61,9 @@ def simulate_round(plan: RoundPlan, devices, workload, trace: Trace, round_index
         timing = device.estimate(workload.work(chunks))
         fails = getattr(device, "will_fail_next", None)
         if fails is not None:
+            dies = fails()  # asked before this run is counted: run k of FaultyDevice(fail_on_call=k) dies
             device.note_call()
-            if fails():
+            if dies:
                 sequence += 1
                 heapq.heappush(events, (now + timing.total_s / 2, sequence, "fail", d, tuple(chunks), timing))
                 trace.add(d, round_index, "failed", offset + now, offset + now + timing.total_s / 2, len(chunks),
