@@ -93,6 +93,15 @@ def cut_edges(graph: Graph, owner: np.ndarray) -> int:
     return int(np.count_nonzero(owner[src] != owner[graph.indices])) // 2
 
 
+def feasible_imbalance(n: int, k: int, targets=None) -> float:
+    """The partitioner's imbalance for a placement: 3 %, or what whole vertices need on a small graph (3
+    vertices cannot be split 1.5 + 1.5). Ownership needs balance, not the partitioner's hard 3 %."""
+    shares = np.full(k, 1.0 / k) if targets is None else np.asarray(targets, dtype=np.float64)
+    ideal = shares * n
+    needed = float(np.max(np.ceil(ideal - 1e-9) / np.maximum(ideal, 1e-300))) - 1.0
+    return max(0.03, needed + 1e-6)
+
+
 def place(graph: Graph, devices=2, method: str = "partition", seed: int = 0, speeds=None) -> Placement:
     """Assign every vertex of `graph` to one of `devices` (a count or a list of devices).
 
@@ -104,7 +113,8 @@ def place(graph: Graph, devices=2, method: str = "partition", seed: int = 0, spe
         speeds: relative device speeds (k positive numbers) for the partition's block targets; None = equal.
 
     Returns a `Placement`. Raises InputError for an unknown method, a bad device count or bad speeds.
-    With more devices than vertices "partition" falls back to "ranges" (some devices own nothing).
+    With more devices than vertices, or when no balanced partition exists, "partition" falls back to "ranges"
+    (the returned placement's `method` says so).
     """
     if not isinstance(graph, Graph):
         raise InputError(f"place: expected an apportion.Graph, got {type(graph).__name__}")
@@ -119,7 +129,13 @@ def place(graph: Graph, devices=2, method: str = "partition", seed: int = 0, spe
     elif method == "ranges" or k == 1 or n < k:
         owner = ranges_owner(n, k)
     else:
-        owner = np.ascontiguousarray(partition(graph, k, targets=targets, seed=seed).assignment, dtype=np.int32)
+        try:
+            owner = np.ascontiguousarray(partition(graph, k, targets=targets, seed=seed,
+                                                   imbalance=feasible_imbalance(n, k, targets)).assignment,
+                                         dtype=np.int32)
+        except InputError:
+            # no balanced partition exists (heavy vertices): Groute's fallback, equal ranges
+            owner, method = ranges_owner(n, k), "ranges"
     elapsed = time.perf_counter() - started
     return Placement(owner=owner, k=k, method=method, seed=int(seed), time_s=elapsed, cut=cut_edges(graph, owner))
 

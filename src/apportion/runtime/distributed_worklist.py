@@ -1,0 +1,225 @@
+"""The distributed worklist (seed 003 §4.3, Figs. 9-10): one router joining all devices, a local worklist per
+device, work counting on the host and soft priority — what BFS, SSSP and the other worklist apps run on.
+
+An application gives a `WorklistProgram`: the paper's five callbacks in batched form (a batch of items crosses
+a thread boundary, never a single item) and the compiled kernel that does the work:
+
+- `pack(vertices, values) -> arrays` and `unpack(arrays) -> (vertices, values)`: items to and from messages;
+- `on_send`: where a remote item goes — to its owner (SplitSend groups a batch's remote items by owner for
+  `direct` routing, or sends them all to the next device on the `ring`);
+- `on_receive(me, owner, values, vertices, values_in) -> (own, forward, dropped)`: SplitReceive; the default
+  (`split_receive_min`) keeps owned items, drops an item another device already sent something as good for (the
+  halo copy filter of §4.5) and passes the rest on;
+- `priority`: True when an item's value is its priority (SSSP's distance) so soft priority can defer it;
+- `kernel`: one batch of work with the signature of `apps/_bfs_kernels.bfs_step` (documented there).
+
+Every device holds a copy of every vertex's value (the paper's layout); owners hold the true values, the others
+halo copies. `DistributedWorklist.run()` starts a transport (transports/threads.py) and gathers the owners'
+values into one array.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+from numba import njit
+
+from apportion.errors import InputError
+from apportion.graph.csr import Graph
+from apportion.platform.cpu import CPUDevice
+from apportion.platform.device import Device
+from apportion.platform.platform import resolve_platform
+from apportion.runtime.placement import Placement
+from apportion.runtime.policies import Policy, resolve_policy
+from apportion.runtime.priority import SoftPriority
+from apportion.runtime.router import Router
+from apportion.runtime.endpoint import Endpoint
+from apportion.runtime.termination import WorkCounter
+from apportion.runtime.transports.threads import run_threads
+from apportion.runtime.worklist import Inbox, LocalWorklist
+from apportion.schedule.trace import Trace
+
+#: items a worker processes per kernel call before it returns to send and receive
+DEFAULT_BATCH = 4096
+#: sends a worker may have in flight before it only drains its inbox (the bound on its outgoing queue)
+SEND_WINDOW = 8
+
+
+@njit(cache=True, nogil=True)
+def split_receive_min(me, owner, values, vertices, values_in):
+    """SplitReceive for apps whose values only decrease (BFS, SSSP, CC).
+
+    Returns (own_mask, forward_mask, dropped): own items stay here; an item for another owner is dropped when
+    this device's copy is already as good (this device sent that value or better to the owner before, so the
+    owner gets it anyway), else the copy is lowered and the item passed on. The copy is also written by the
+    worker thread; a lost race only leaves a copy higher than a value sent (less filtering, never a wrong drop).
+    """
+    count = vertices.shape[0]
+    own = np.zeros(count, dtype=np.bool_)
+    forward = np.zeros(count, dtype=np.bool_)
+    dropped = 0
+    for i in range(count):
+        v = vertices[i]
+        if owner[v] == me:
+            own[i] = True
+        elif values_in[i] < values[v]:
+            values[v] = values_in[i]
+            forward[i] = True
+        else:
+            dropped += 1
+    return own, forward, dropped
+
+
+@dataclass
+class WorklistProgram:
+    """What an application gives the distributed worklist (module docstring)."""
+
+    name: str
+    kernel: Callable
+    weights: np.ndarray  # per-arc weights the kernel reads (ones for BFS)
+    initial_value: Any  # "unreached" (inf or a large integer)
+    dtype: np.dtype
+    priority: bool = False
+    on_receive: Callable = split_receive_min
+
+    @staticmethod
+    def pack(vertices: np.ndarray, values: np.ndarray) -> tuple:
+        return vertices, values
+
+    @staticmethod
+    def unpack(arrays: tuple) -> tuple:
+        return arrays[0], arrays[1]
+
+
+@dataclass
+class DeviceState:
+    """One device's part of a run: its vertex values (all n), worklist, inbox and counters."""
+
+    index: int
+    device: Device
+    values: np.ndarray
+    worklist: LocalWorklist
+    inbox: Inbox = field(default_factory=Inbox)
+    out_v: np.ndarray | None = None
+    out_d: np.ndarray | None = None
+    out_dest: np.ndarray | None = None
+    work_items: int = 0
+    edges: int = 0
+    batches: int = 0
+    dropped: int = 0
+    error: BaseException | None = None
+
+
+@dataclass
+class RunResult:
+    """The outcome of one worklist run (every app returns one).
+
+    `values` one entry per vertex; `time_s` the run from the seeds to the last device stopping (placement
+    excluded: `placement.time_s`); `work_items` items taken off the worklists and processed, over all devices;
+    `messages` / `bytes_moved` router traffic (packets and their bytes); `trace` per-device intervals (compute =
+    busy, transfer = sending, idle = waiting); `per_device` work items per device; `priority_raises` how often
+    the soft-priority threshold rose; `delta` the Δ used (None: no priority).
+    """
+
+    values: np.ndarray
+    time_s: float
+    work_items: int
+    messages: int
+    bytes_moved: int
+    trace: Trace
+    placement: Placement
+    devices: list[str]
+    per_device: list[int]
+    routing: str
+    transport: str
+    delta: float | None = None
+    priority_raises: int = 0
+    edges_relaxed: int = 0
+
+    def summary(self) -> dict:
+        """JSON-ready figures (no per-vertex values)."""
+        return {"time_s": self.time_s, "placement_s": self.placement.time_s, "placement": self.placement.method,
+                "work_items": self.work_items, "messages": self.messages, "bytes_moved": self.bytes_moved,
+                "devices": self.devices, "per_device_work_items": self.per_device, "routing": self.routing,
+                "transport": self.transport, "delta": self.delta, "priority_raises": self.priority_raises,
+                "edges_relaxed": self.edges_relaxed}
+
+
+def resolve_devices(devices) -> list[Device]:
+    """Devices for a run: a count (that many one-thread CPU devices), a list of devices, or a platform."""
+    if isinstance(devices, bool):
+        raise InputError(f"devices must be a count, a list of devices or a platform, got {devices!r}")
+    if isinstance(devices, (int, np.integer)):
+        if devices < 1:
+            raise InputError(f"devices must be at least 1, got {devices}")
+        return [CPUDevice(1, name=f"cpu{i}") for i in range(int(devices))]
+    if isinstance(devices, (list, tuple)):
+        if not devices or not all(isinstance(d, Device) for d in devices):
+            raise InputError("devices: a list needs at least one apportion.platform Device and only devices")
+        return list(devices)
+    return list(resolve_platform(devices).devices)
+
+
+def check_source(graph: Graph, source) -> int:
+    """The source vertex as an int, or InputError when it is not a vertex of `graph`."""
+    if isinstance(source, bool) or not isinstance(source, (int, np.integer)):
+        raise InputError(f"source must be a vertex id (an integer), got {source!r}")
+    if not 0 <= int(source) < graph.n:
+        raise InputError(f"source {int(source)} is out of range: the graph has {graph.n} vertices (0..{graph.n - 1})")
+    return int(source)
+
+
+class DistributedWorklist:
+    """The devices, router, counter and priority of one run of `program` on `graph`."""
+
+    def __init__(self, graph: Graph, program: WorklistProgram, devices: list[Device], placement: Placement,
+                 routing: "str | Policy" = "ring", delta: float | None = None, batch: int = DEFAULT_BATCH,
+                 packet_size: int = 1 << 16, buffers: int = 4):
+        self.graph = graph
+        self.program = program
+        self.devices = devices
+        self.k = len(devices)
+        self.placement = placement.check(graph, self.k)
+        self.owner = np.ascontiguousarray(placement.owner, dtype=np.int32)
+        self.routing_name = routing if isinstance(routing, str) else getattr(routing, "__name__", "custom")
+        self.policy = resolve_policy(routing)
+        self.batch = int(batch)
+        endpoints = [Endpoint.device(i) for i in range(self.k)]
+        self.router = Router([Endpoint.host(), *endpoints], endpoints, self.policy, packet_size, buffers)
+        self.counter = WorkCounter(on_zero=self.router.shutdown)
+        self.priority = SoftPriority(delta if program.priority else None, self.k, self.counter)
+        self.states = []
+        n = graph.n
+        max_degree = int(np.max(np.diff(graph.indptr))) if n else 0
+        out_capacity = 2 * self.batch + max_degree + 1
+        for i, device in enumerate(devices):
+            state = DeviceState(i, device, np.full(n, program.initial_value, dtype=program.dtype), LocalWorklist(n))
+            state.out_v = np.empty(out_capacity, dtype=np.int64)
+            state.out_d = np.empty(out_capacity, dtype=program.dtype)
+            state.out_dest = np.empty(out_capacity, dtype=np.int32)
+            self.priority.listen(state.inbox.wake)
+            self.states.append(state)
+        self.trace = Trace([d.name for d in devices])
+        self.t0 = 0.0
+
+    def run(self, seeds: np.ndarray, seed_values: np.ndarray, transport: str = "threads") -> RunResult:
+        """Send the seed items from the host, run until the count is zero, gather the owners' values."""
+        if transport != "threads":
+            raise InputError(f"unknown transport {transport!r}; available: threads (ray: not built yet)")
+        started = time.perf_counter()
+        self.t0 = started
+        run_threads(self, np.asarray(seeds, dtype=np.int64), np.asarray(seed_values, dtype=self.program.dtype))
+        elapsed = time.perf_counter() - started
+        values = np.empty(self.graph.n, dtype=self.program.dtype)
+        for state in self.states:
+            mine = self.owner == state.index
+            values[mine] = state.values[mine]
+        return RunResult(values=values, time_s=elapsed, work_items=sum(s.work_items for s in self.states),
+                         messages=self.router.packets_sent, bytes_moved=self.router.bytes_sent, trace=self.trace,
+                         placement=self.placement, devices=[d.name for d in self.devices],
+                         per_device=[s.work_items for s in self.states], routing=self.routing_name,
+                         transport=transport, delta=self.priority.delta, priority_raises=self.priority.raises,
+                         edges_relaxed=sum(s.edges for s in self.states))
