@@ -28,12 +28,12 @@ def scipy_levels(graph: Graph, source: int) -> np.ndarray:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(graph=small_graphs(), options=run_options, data=st.data())
-def test_bfs_equals_the_references(graph, options, data):
+@given(graph=small_graphs(), options=run_options, data=st.data(), priority=st.sampled_from(["auto", "off", 1, 2.5]))
+def test_bfs_equals_the_references(graph, options, data, priority):
     source = data.draw(st.integers(0, graph.n - 1))
     expected = scipy_levels(graph, source)
     np.testing.assert_array_equal(bfs_reference(graph, source), expected)
-    result = bfs(graph, source, **options)
+    result = bfs(graph, source, priority_delta=priority, **options)
     np.testing.assert_array_equal(result.values, expected)
     reached = int(np.count_nonzero(expected >= 0))
     assert result.work_items >= reached  # every reached vertex is processed at least once
@@ -63,10 +63,18 @@ def test_bfs_on_a_delaunay_graph_with_unequal_devices_and_a_reused_placement():
         assert source_result.devices == ["fast", "slow"]
 
 
-def test_one_device_sends_nothing_but_the_seed():
+@pytest.mark.parametrize("priority", ["auto", "off", 1])
+def test_one_device_sends_nothing_but_the_seed(priority):
     graph = generate("delaunay", 500, seed=1)
-    result = bfs(graph, 0, devices=1)
+    result = bfs(graph, 0, devices=1, priority_delta=priority)
     assert result.messages == 1 and result.work_items == graph.n  # FIFO on one device: each vertex once
+
+
+def test_priority_of_one_level_processes_every_vertex_once_on_any_placement():
+    # a threshold one level at a time is a level-synchronous BFS: no level is ever lowered after processing
+    graph = generate("delaunay", 1500, seed=6)
+    result = bfs(graph, 0, devices=4, placement="random", priority_delta=1, batch=7)
+    assert result.work_items == graph.n and result.priority_raises >= int(result.values.max())
 
 
 def test_bfs_is_exported_lazily():
@@ -94,3 +102,5 @@ def test_bad_arguments_are_input_errors():
         bfs(graph, 0, devices=3, placement=place(graph, 2, method="ranges"))
     with pytest.raises(InputError):
         bfs("graph", 0)
+    with pytest.raises(InputError):
+        bfs(graph, 0, priority_delta=-1)

@@ -14,8 +14,11 @@ their owner).
    after lowering this device's halo copy, which filters later updates that are not better;
 3. counts[:5] = processed, pushed (items that entered the worklist), incoming consumed, remote items, edges.
 
-Deterministic for a given order of incoming batches; the final levels do not depend on it (a monotone fixpoint).
-BFS has no soft priority: `threshold`, `promote` and `weights` are unused.
+With soft priority (§4.4; the level is the priority) a popped vertex at or above `threshold` is deferred
+unprocessed, and `promote` queues the deferred vertices under a raised threshold first. `weights` is unused.
+
+Deterministic for a given order of incoming batches and thresholds; the final levels do not depend on it (a
+monotone fixpoint).
 """
 
 from __future__ import annotations
@@ -23,12 +26,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from apportion.runtime.worklist import NOT_QUEUED, wl_pop, wl_push
+from apportion.runtime.worklist import NOT_QUEUED, wl_defer, wl_pop, wl_promote, wl_push
 
 
 @njit(cache=True, nogil=True)
 def bfs_step(indptr, indices, weights, owner, me, levels, flags, queue, qstate, deferred, dstate, in_v, in_d,
              threshold, budget, promote, out_v, out_d, out_dest, counts):
+    if promote:
+        wl_promote(flags, queue, qstate, deferred, dstate, levels, threshold)
     pushed = 0
     for i in range(in_v.shape[0]):
         v = in_v[i]
@@ -43,6 +48,10 @@ def bfs_step(indptr, indices, weights, owner, me, levels, flags, queue, qstate, 
         v = queue[qstate[0]]
         begin = indptr[v]
         end = indptr[v + 1]
+        if levels[v] >= threshold:
+            wl_pop(flags, queue, qstate)
+            wl_defer(flags, deferred, dstate, v)  # still counted: it waits for the threshold to rise
+            continue
         if n_out + (end - begin) > capacity:
             break  # the out buffers are full: send them first
         wl_pop(flags, queue, qstate)
