@@ -41,6 +41,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Placement": ("apportion.runtime.placement", "Placement"),
     "bfs": ("apportion.apps.bfs", "bfs"),
     "sssp": ("apportion.apps.sssp", "sssp"),
+    "pagerank": ("apportion.apps.pagerank", "pagerank"),
+    "connected_components": ("apportion.apps.cc", "connected_components"),
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

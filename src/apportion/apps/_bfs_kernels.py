@@ -6,13 +6,15 @@ their owner).
 (runtime/distributed_worklist.py), shared with `_sssp_kernels.sssp_step`:
 
     step(indptr, indices, weights, owner, me, values, flags, queue, qstate, deferred, dstate,
-         in_v, in_d, threshold, budget, promote, out_v, out_d, out_dest, counts)
+         in_v, in_d, threshold, budget, promote, out_v, out_d, out_dest, counts, extra)
 
 1. apply the incoming items (in_v[i] may have value in_d[i]): a lower value is kept and the vertex queued;
 2. process up to `budget` queued vertices (stopping early when the out buffers could overflow): relax every
    edge; a lowered neighbour is queued when this device owns it, else written to out_v/out_d/out_dest (its owner)
    after lowering this device's halo copy, which filters later updates that are not better;
 3. counts[:5] = processed, pushed (items that entered the worklist), incoming consumed, remote items, edges.
+
+`extra` is the program's per-device extra state (unused here).
 
 With soft priority (§4.4; the level is the priority) a popped vertex at or above `threshold` is deferred
 unprocessed, and `promote` queues the deferred vertices under a raised threshold first. `weights` is unused.
@@ -31,7 +33,7 @@ from apportion.runtime.worklist import NOT_QUEUED, wl_defer, wl_pop, wl_promote,
 
 @njit(cache=True, nogil=True)
 def bfs_step(indptr, indices, weights, owner, me, levels, flags, queue, qstate, deferred, dstate, in_v, in_d,
-             threshold, budget, promote, out_v, out_d, out_dest, counts):
+             threshold, budget, promote, out_v, out_d, out_dest, counts, extra):
     if promote:
         wl_promote(flags, queue, qstate, deferred, dstate, levels, threshold)
     pushed = 0

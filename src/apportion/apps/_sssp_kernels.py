@@ -18,7 +18,7 @@ from apportion.runtime.worklist import NOT_QUEUED, wl_defer, wl_pop, wl_promote,
 
 @njit(cache=True, nogil=True)
 def sssp_step(indptr, indices, weights, owner, me, dist, flags, queue, qstate, deferred, dstate, in_v, in_d,
-              threshold, budget, promote, out_v, out_d, out_dest, counts):
+              threshold, budget, promote, out_v, out_d, out_dest, counts, extra):
     if promote:
         wl_promote(flags, queue, qstate, deferred, dstate, dist, threshold)
     pushed = 0

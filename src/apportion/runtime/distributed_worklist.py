@@ -11,7 +11,9 @@ a thread boundary, never a single item) and the compiled kernel that does the wo
   (`split_receive_min`) keeps owned items, drops an item another device already sent something as good for (the
   halo copy filter of §4.5) and passes the rest on;
 - `priority`: True when an item's value is its priority (SSSP's distance) so soft priority can defer it;
-- `kernel`: one batch of work with the signature of `apps/_bfs_kernels.bfs_step` (documented there).
+- `kernel`: one batch of work with the signature of `apps/_bfs_kernels.bfs_step` (documented there);
+- `make_extra(n)`: per-device state beyond the values (PageRank's ranks), passed to the kernel last;
+  `output(state)` the array whose owned entries are the result (default: the values).
 
 Every device holds a copy of every vertex's value (the paper's layout); owners hold the true values, the others
 halo copies. `DistributedWorklist.run()` starts a transport (transports/threads.py) and gathers the owners'
@@ -73,6 +75,16 @@ def split_receive_min(me, owner, values, vertices, values_in):
     return own, forward, dropped
 
 
+@njit(cache=True, nogil=True)
+def split_receive_owner(me, owner, values, vertices, values_in):
+    """SplitReceive for apps whose updates add up (PageRank's residuals): own items stay, the rest go on;
+    nothing is dropped."""
+    own = np.zeros(vertices.shape[0], dtype=np.bool_)
+    for i in range(vertices.shape[0]):
+        own[i] = owner[vertices[i]] == me
+    return own, ~own, 0
+
+
 @dataclass
 class WorklistProgram:
     """What an application gives the distributed worklist (module docstring)."""
@@ -84,6 +96,8 @@ class WorklistProgram:
     dtype: np.dtype
     priority: bool = False
     on_receive: Callable = split_receive_min
+    make_extra: Callable = lambda n: np.empty(0, dtype=np.float64)
+    output: Callable = lambda state: state.values
 
     @staticmethod
     def pack(vertices: np.ndarray, values: np.ndarray) -> tuple:
@@ -106,6 +120,7 @@ class DeviceState:
     out_v: np.ndarray | None = None
     out_d: np.ndarray | None = None
     out_dest: np.ndarray | None = None
+    extra: np.ndarray | None = None
     work_items: int = 0
     edges: int = 0
     batches: int = 0
@@ -200,6 +215,7 @@ class DistributedWorklist:
             state.out_v = np.empty(out_capacity, dtype=np.int64)
             state.out_d = np.empty(out_capacity, dtype=program.dtype)
             state.out_dest = np.empty(out_capacity, dtype=np.int32)
+            state.extra = program.make_extra(n)
             self.priority.listen(state.inbox.wake)
             self.states.append(state)
         self.trace = Trace([d.name for d in devices])
@@ -213,10 +229,13 @@ class DistributedWorklist:
         self.t0 = started
         run_threads(self, np.asarray(seeds, dtype=np.int64), np.asarray(seed_values, dtype=self.program.dtype))
         elapsed = time.perf_counter() - started
-        values = np.empty(self.graph.n, dtype=self.program.dtype)
+        values = None
         for state in self.states:
             mine = self.owner == state.index
-            values[mine] = state.values[mine]
+            output = self.program.output(state)
+            if values is None:
+                values = np.empty(self.graph.n, dtype=output.dtype)
+            values[mine] = output[mine]
         return RunResult(values=values, time_s=elapsed, work_items=sum(s.work_items for s in self.states),
                          messages=self.router.packets_sent, bytes_moved=self.router.bytes_sent, trace=self.trace,
                          placement=self.placement, devices=[d.name for d in self.devices],

@@ -54,11 +54,13 @@ def run_threads(run, seeds: np.ndarray, seed_values: np.ndarray) -> None:
             threads.append(thread)
     for thread in threads:
         thread.start()
-    # the host: count the seeds before sending them (termination.py), each to its owner
+    # the host: count the seeds before sending them (termination.py), one message per owner
     run.counter.start(len(seeds))
-    for v, value in zip(seeds, seed_values):
-        run.router.send(-1, np.array([v], dtype=np.int64), np.array([value], dtype=run.program.dtype),
-                        dest=int(run.owner[v]))
+    owners = run.owner[seeds]
+    for device in range(run.k):
+        mine = owners == device
+        if mine.any():
+            run.router.send(-1, *run.program.pack(seeds[mine], seed_values[mine]), dest=device)
     for thread in threads:
         thread.join()
     if failures:
@@ -148,7 +150,7 @@ def _worker(run, state) -> None:
         execution = state.device.run(program.kernel, graph.indptr, graph.indices, program.weights, run.owner, me,
                                      state.values, flags, queue, qstate, deferred, dstate, in_v, in_d,
                                      float(threshold), budget, promote, state.out_v, state.out_d, state.out_dest,
-                                     counts)
+                                     counts, state.extra)
         for batch in batches:
             run.router.release(me, batch[2])
         processed, pushed, consumed_in, n_out, edges = (int(c) for c in counts[:5])

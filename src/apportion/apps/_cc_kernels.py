@@ -1,0 +1,57 @@
+"""Compiled kernel of the multi-device connected components by label propagation on the distributed worklist
+(a data-driven variant; seed 003 §5.1.4's topology-driven hook + compress over edge segments is not built yet).
+
+`cc_step` follows the kernel contract of `_bfs_kernels.bfs_step`: the value of a vertex is its component label,
+the least vertex id seen so far; a processed vertex lowers its neighbours' labels to its own, queueing owned
+neighbours and sending the others to their owners. Labels only decrease, so the fixpoint (every vertex labelled
+with the least id of its component) does not depend on the order. No soft priority: `threshold`, `promote`,
+`weights` and `extra` are unused.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from apportion.runtime.worklist import NOT_QUEUED, wl_pop, wl_push
+
+
+@njit(cache=True, nogil=True)
+def cc_step(indptr, indices, weights, owner, me, labels, flags, queue, qstate, deferred, dstate, in_v, in_d,
+            threshold, budget, promote, out_v, out_d, out_dest, counts, extra):
+    pushed = 0
+    for i in range(in_v.shape[0]):
+        v = in_v[i]
+        if in_d[i] < labels[v]:
+            labels[v] = in_d[i]
+            pushed += wl_push(flags, queue, qstate, dstate, v)
+    processed = 0
+    n_out = 0
+    edges = 0
+    capacity = out_v.shape[0]
+    while processed < budget and qstate[2] > 0:
+        v = queue[qstate[0]]
+        begin = indptr[v]
+        end = indptr[v + 1]
+        if n_out + (end - begin) > capacity:
+            break  # the out buffers are full: send them first
+        wl_pop(flags, queue, qstate)
+        flags[v] = NOT_QUEUED
+        processed += 1
+        label = labels[v]
+        for e in range(begin, end):
+            u = indices[e]
+            if label < labels[u]:
+                labels[u] = label
+                if owner[u] == me:
+                    pushed += wl_push(flags, queue, qstate, dstate, u)
+                else:
+                    out_v[n_out] = u
+                    out_d[n_out] = label
+                    out_dest[n_out] = owner[u]
+                    n_out += 1
+        edges += end - begin
+    counts[0] = processed
+    counts[1] = pushed
+    counts[2] = in_v.shape[0]
+    counts[3] = n_out
+    counts[4] = edges
