@@ -74,7 +74,7 @@ def pagerank(graph: Graph, *, devices=2, transport: str = "threads", routing: st
     chosen = resolve_placement(placement, graph, len(device_list), seed)
     program = WorklistProgram("pagerank", pagerank_step, weights=share, initial_value=0.0,
                               dtype=np.dtype(np.float64), on_receive=split_receive_owner, make_extra=make_extra,
-                              output=lambda state: state.extra[:n])
+                              output=lambda state: state.extra[:n], recovery="restart")
     run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, batch=batch)
     result = run.run(np.arange(n, dtype=np.int64), np.full(n, (1.0 - alpha) / n), transport=transport)
     result.values /= result.values.sum()

@@ -18,6 +18,10 @@ a thread boundary, never a single item) and the compiled kernel that does the wo
 Every device holds a copy of every vertex's value (the paper's layout); owners hold the true values, the others
 halo copies. `DistributedWorklist.run()` starts a transport (transports/threads.py) and gathers the owners'
 values into one array.
+
+Failures: a device whose run raises `DeviceFailure` (a dead actor, the platform's FaultyDevice) aborts the
+attempt; its vertices go to the survivors and the run goes on there (`DistributedWorklist._recover`): from the
+survivors' values for monotone apps, from the start for PageRank. Groute has no such thing.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from numba import njit
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.platform.cpu import CPUDevice
-from apportion.platform.device import Device
+from apportion.platform.device import Device, DeviceFailure
 from apportion.platform.platform import resolve_platform
 from apportion.runtime.placement import Placement
 from apportion.runtime.policies import Policy, resolve_policy
@@ -98,6 +102,7 @@ class WorklistProgram:
     on_receive: Callable = split_receive_min
     make_extra: Callable = lambda n: np.empty(0, dtype=np.float64)
     output: Callable = lambda state: state.values
+    recovery: str = "monotone"  # or "restart" (module docstring, "Failures")
 
     @staticmethod
     def pack(vertices: np.ndarray, values: np.ndarray) -> tuple:
@@ -125,7 +130,7 @@ class DeviceState:
     edges: int = 0
     batches: int = 0
     dropped: int = 0
-    error: BaseException | None = None
+    failed: bool = False
 
 
 @dataclass
@@ -135,8 +140,9 @@ class RunResult:
     `values` one entry per vertex; `time_s` the run from the seeds to the last device stopping (placement
     excluded: `placement.time_s`); `work_items` items taken off the worklists and processed, over all devices;
     `messages` / `bytes_moved` router traffic (packets and their bytes); `trace` per-device intervals (compute =
-    busy, transfer = sending, idle = waiting); `per_device` work items per device; `priority_raises` how often
-    the soft-priority threshold rose; `delta` the Δ used (None: no priority).
+    busy, transfer = sending, idle = waiting, failed = the device died); `per_device` work items per device;
+    `priority_raises` how often the soft-priority threshold rose; `delta` the Δ used (None: no priority);
+    `failures` the devices that died, `recovery_s` the seconds from the first failure to the restarted run.
     """
 
     values: np.ndarray
@@ -153,6 +159,8 @@ class RunResult:
     delta: float | None = None
     priority_raises: int = 0
     edges_relaxed: int = 0
+    failures: list[str] = field(default_factory=list)
+    recovery_s: float = 0.0
 
     def summary(self) -> dict:
         """JSON-ready figures (no per-vertex values)."""
@@ -160,7 +168,7 @@ class RunResult:
                 "work_items": self.work_items, "messages": self.messages, "bytes_moved": self.bytes_moved,
                 "devices": self.devices, "per_device_work_items": self.per_device, "routing": self.routing,
                 "transport": self.transport, "delta": self.delta, "priority_raises": self.priority_raises,
-                "edges_relaxed": self.edges_relaxed}
+                "edges_relaxed": self.edges_relaxed, "failures": self.failures, "recovery_s": self.recovery_s}
 
 
 def resolve_devices(devices) -> list[Device]:
@@ -219,26 +227,93 @@ class DistributedWorklist:
             self.priority.listen(state.inbox.wake)
             self.states.append(state)
         self.trace = Trace([d.name for d in devices])
+        self.trace_index = list(range(self.k))
         self.t0 = 0.0
+        self.t_started = 0.0
+        self.aborted = False
+        self.delta = delta
 
     def run(self, seeds: np.ndarray, seed_values: np.ndarray, transport: str = "threads") -> RunResult:
-        """Send the seed items from the host, run until the count is zero, gather the owners' values."""
+        """Send the seed items from the host, run until the count is zero, gather the owners' values.
+
+        A device that dies (DeviceFailure) is dropped and the run goes on on the survivors (see `_recover`);
+        when every device died the DeviceFailure is raised."""
         if transport != "threads":
             raise InputError(f"unknown transport {transport!r}; available: threads (ray: not built yet)")
+        seeds = np.asarray(seeds, dtype=np.int64)
+        seed_values = np.asarray(seed_values, dtype=self.program.dtype)
         started = time.perf_counter()
-        self.t0 = started
-        run_threads(self, np.asarray(seeds, dtype=np.int64), np.asarray(seed_values, dtype=self.program.dtype))
+        attempt = self
+        attempt.t0 = started
+        attempts = [attempt]
+        failures: list[str] = []
+        recovery_started = None
+        while True:
+            run_threads(attempt, seeds, seed_values)
+            dead = [state for state in attempt.states if state.failed]
+            if not dead:
+                break
+            failures += [state.device.name for state in dead]
+            if recovery_started is None:
+                recovery_started = time.perf_counter()
+            attempt, seeds, seed_values = attempt._recover(seeds, seed_values)
+            attempts.append(attempt)
         elapsed = time.perf_counter() - started
         values = None
-        for state in self.states:
-            mine = self.owner == state.index
+        for state in attempt.states:
+            mine = attempt.owner == state.index
             output = self.program.output(state)
             if values is None:
                 values = np.empty(self.graph.n, dtype=output.dtype)
             values[mine] = output[mine]
-        return RunResult(values=values, time_s=elapsed, work_items=sum(s.work_items for s in self.states),
-                         messages=self.router.packets_sent, bytes_moved=self.router.bytes_sent, trace=self.trace,
-                         placement=self.placement, devices=[d.name for d in self.devices],
-                         per_device=[s.work_items for s in self.states], routing=self.routing_name,
-                         transport=transport, delta=self.priority.delta, priority_raises=self.priority.raises,
-                         edges_relaxed=sum(s.edges for s in self.states))
+        per_device = [0] * self.k
+        for each in attempts:
+            for state in each.states:
+                per_device[each.trace_index[state.index]] += state.work_items
+        return RunResult(values=values, time_s=elapsed, work_items=sum(per_device),
+                         messages=sum(a.router.packets_sent for a in attempts),
+                         bytes_moved=sum(a.router.bytes_sent for a in attempts), trace=self.trace,
+                         placement=self.placement, devices=[d.name for d in self.devices], per_device=per_device,
+                         routing=self.routing_name, transport=transport, delta=self.priority.delta,
+                         priority_raises=sum(a.priority.raises for a in attempts),
+                         edges_relaxed=sum(s.edges for a in attempts for s in a.states), failures=failures,
+                         recovery_s=0.0 if recovery_started is None else attempt.t_started - recovery_started)
+
+    def _recover(self, seeds: np.ndarray, seed_values: np.ndarray):
+        """A new run on the surviving devices after some died: (run, seeds, seed values).
+
+        The dead devices' vertices go to the survivors (equal shares, in vertex order). With "monotone" recovery
+        (BFS, SSSP, CC: values only decrease and every value ever written is achievable — a real path length,
+        a real label) each vertex restarts from the least value any survivor holds for it (its owner's value
+        or a halo copy; an original seed's value when lower), and every vertex with a value is a seed: a label-correcting run from valid upper
+        bounds reaches the same fixpoint. The dead device's own progress is lost, not its correctness. With
+        "restart" (PageRank, whose residuals are not monotone) the survivors rerun from the original seeds.
+        """
+        survivors = [state for state in self.states if not state.failed]
+        if not survivors:
+            raise DeviceFailure("every device of the run failed")
+        new_index = {state.index: position for position, state in enumerate(survivors)}
+        owner = self.owner.copy()
+        orphans = np.flatnonzero(np.isin(owner, [s.index for s in self.states if s.failed]))
+        remap = np.full(self.k, -1, dtype=np.int32)
+        for old, new in new_index.items():
+            remap[old] = new
+        owner = remap[owner]
+        owner[orphans] = (np.arange(len(orphans)) * len(survivors) // max(len(orphans), 1)).astype(np.int32)
+        placement = Placement(owner=owner, k=len(survivors), method=self.placement.method + "+recovered",
+                              seed=self.placement.seed, time_s=0.0, cut=self.placement.cut)
+        run = DistributedWorklist(self.graph, self.program, [s.device for s in survivors], placement,
+                                  routing=self.policy, delta=self.delta, batch=self.batch,
+                                  packet_size=self.router.packet_size, buffers=self.router.buffers)
+        run.routing_name = self.routing_name
+        run.trace = self.trace
+        run.trace_index = [self.trace_index[s.index] for s in survivors]
+        run.t0 = self.t0
+        run.t_started = time.perf_counter()
+        if self.program.recovery == "restart":
+            return run, seeds, seed_values
+        recovered = np.minimum.reduce([state.values for state in survivors])
+        np.minimum.at(recovered, seeds, seed_values)  # the original seeds are valid too (a dead source owner)
+        reached = np.flatnonzero(recovered != self.program.initial_value)
+        run.t_started = time.perf_counter()
+        return run, reached.astype(np.int64), recovered[reached]

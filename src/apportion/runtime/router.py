@@ -11,6 +11,8 @@
   waits behind the whole of a big one (the head-of-line blocking §4.1 packetisation avoids).
 - Every output is a pipelined receiver with `buffers` buffers: `receive(output)` posts a receive (future of a
   `Segment`), `release(output, segment)` hands the buffer back.
+- `abort()` drops the waiting messages and shuts down at once (recovery after a device failure); later sends
+  are dropped.
 - `shutdown()`: once no message sent before it may still go to an output, that output's receives get an empty
   segment.
 
@@ -68,6 +70,7 @@ class Router:
         self._messages: deque[_Message] = deque()
         self._ports = [_Output(self.buffers) for _ in self.outputs]
         self._shut = False
+        self._aborted = False
         self.messages_sent = 0
         self.packets_sent = 0
         self.items_sent = 0
@@ -89,6 +92,9 @@ class Router:
             raise ValueError(f"routing policy returned invalid outputs {targets} for {len(self.outputs)} outputs")
         done: Future = Future()
         with self._lock:
+            if self._aborted:
+                done.set_result(None)  # dropped: the run is being recovered
+                return done
             if self._shut:
                 raise RuntimeError("router is shut down")
             self._messages.append(_Message(packets(message, self.packet_size), targets, done, src))
@@ -102,6 +108,19 @@ class Router:
         with self._lock:
             self._shut = True
             ready = self._match()
+        _deliver(ready)
+
+    def abort(self) -> None:
+        """Drop every waiting message (their send futures complete) and shut down: after a device failure."""
+        with self._lock:
+            dropped = list(self._messages)
+            self._messages.clear()
+            self._shut = True
+            self._aborted = True
+            ready = self._match()
+        for message in dropped:
+            if not message.done.done():
+                message.done.set_result(None)
         _deliver(ready)
 
     # -- receiving ----------------------------------------------------------------------------------------------

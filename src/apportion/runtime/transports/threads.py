@@ -24,6 +24,7 @@ from collections import deque
 
 import numpy as np
 
+from apportion.platform.device import DeviceFailure
 from apportion.runtime.worklist import wl_min_deferred
 
 SEND_WINDOW = 8
@@ -34,7 +35,9 @@ MIN_TRACE_S = 1e-5
 def run_threads(run, seeds: np.ndarray, seed_values: np.ndarray) -> None:
     """Run the distributed worklist `run` (a DistributedWorklist) to termination with two threads per device.
 
-    Re-raises the first exception a thread hit (after stopping the others).
+    A device whose run raises `DeviceFailure` is marked (`state.failed`) and the whole run is aborted: every
+    thread stops and the caller recovers (distributed_worklist.py). Re-raises the first other exception a
+    thread hit (after stopping the others).
     """
     threads = []
     failures: list[BaseException] = []
@@ -43,6 +46,11 @@ def run_threads(run, seeds: np.ndarray, seed_values: np.ndarray) -> None:
         def body():
             try:
                 target(run, state)
+            except DeviceFailure:
+                state.failed = True
+                run.trace.add(run.trace_index[state.index], 0, "failed", time.perf_counter() - run.t0,
+                              time.perf_counter() - run.t0 + 1e-6)
+                _abort(run)
             except BaseException as exc:  # noqa: BLE001 - reported to the caller below
                 failures.append(exc)
                 _abort(run)
@@ -69,10 +77,8 @@ def run_threads(run, seeds: np.ndarray, seed_values: np.ndarray) -> None:
 
 def _abort(run) -> None:
     """Stop every thread after a failure: shut the router (receivers stop) and close the inboxes."""
-    try:
-        run.router.shutdown()
-    except Exception:  # noqa: BLE001 - already shut down
-        pass
+    run.aborted = True
+    run.router.abort()
     for state in run.states:
         state.inbox.close()
 
@@ -86,6 +92,9 @@ def _receiver(run, state) -> None:
         if segment.empty:
             state.inbox.close()
             return
+        if run.aborted:
+            run.router.release(me, segment)
+            continue
         vertices, values = program.unpack(segment.arrays)
         if splits or run.k == 1:
             state.inbox.push((vertices, values, segment))
@@ -116,6 +125,7 @@ def _worker(run, state) -> None:
     outstanding: deque = deque()
     seen_threshold = run.priority.threshold
     trace = run.trace
+    tid = run.trace_index[me]  # the device's row in the trace (kept across recoveries)
     while True:
         while outstanding and outstanding[0].done():
             outstanding.popleft().result()
@@ -132,8 +142,8 @@ def _worker(run, state) -> None:
         batches, closed = state.inbox.take(wait=will_wait)
         waited = time.perf_counter() - wait_start
         if waited > MIN_TRACE_S:
-            trace.add(me, 0, "idle", wait_start - run.t0, wait_start + waited - run.t0)
-        if closed and not batches:
+            trace.add(tid, 0, "idle", wait_start - run.t0, wait_start + waited - run.t0)
+        if (closed and not batches) or run.aborted:
             return
         if not (batches or can_work or promote):
             continue  # woken by a completed send
@@ -159,11 +169,11 @@ def _worker(run, state) -> None:
         state.batches += 1
         # count before send, never after (termination.py)
         run.counter.add(pushed + n_out, processed + consumed_in)
-        trace.add(me, 0, "compute", execution.started - run.t0, execution.finished - run.t0, chunks=processed)
+        trace.add(tid, 0, "compute", execution.started - run.t0, execution.finished - run.t0, chunks=processed)
         if n_out:
             send_start = time.perf_counter()
             _split_send(run, me, state, n_out, splits, outstanding)
-            trace.add(me, 0, "transfer", send_start - run.t0, time.perf_counter() - run.t0, chunks=n_out)
+            trace.add(tid, 0, "transfer", send_start - run.t0, time.perf_counter() - run.t0, chunks=n_out)
 
 
 def _split_send(run, me, state, n_out, splits, outstanding) -> None:
