@@ -6,8 +6,8 @@ placement gives it (`apportion.runtime.placement`), processes them from its loca
 kernel (`_bfs_kernels.bfs_step`) and sends lowered levels of other devices' vertices to their owners through
 the router (`routing="ring"`, the paper's default, or `"direct"`). Levels only decrease, so the result is exact
 whatever the interleaving. Soft priority (§4.4, the level as priority) is on by default: without it a device
-that runs ahead spreads levels that turn out too high and the work behind them is redone (on a delaunay graph of
-2^18 vertices with `ranges` placement, 15 times n work items instead of 1.1 n; docs/runtime.md).
+that runs ahead spreads levels that turn out too high and the work behind them is redone (docs/runtime.md has
+the measured work with and without it).
 `bfs_reference` is the sequential BFS every result is checked against.
 """
 
