@@ -97,3 +97,15 @@ def test_bad_weights_and_arguments_are_input_errors():
     with pytest.raises(InputError):
         sssp(graph, 0, priority_delta="fast")
     assert arc_weights(graph).tolist() == [1.0] * arcs
+
+
+@pytest.mark.parametrize("routing", ["ring", "direct"])
+def test_delta_of_the_least_weight_processes_every_vertex_once(routing):
+    # integer weights >= 1 and Δ = 1: a vertex is processed only once its distance is final (Dijkstra's
+    # buckets); a threshold raised too early would show as a vertex processed twice
+    graph = generate("delaunay", 1500, seed=7)
+    weights = np.random.default_rng(2).integers(1, 6, size=len(graph.indices)).astype(float)
+    result = sssp(graph, 0, weights=weights, devices=4, placement="random", routing=routing, priority_delta=1,
+                  batch=5)
+    np.testing.assert_array_equal(result.values, sssp_reference(graph, 0, weights=weights))
+    assert result.work_items == graph.n
