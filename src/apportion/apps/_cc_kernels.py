@@ -4,20 +4,23 @@
 `cc_step` follows the kernel contract of `_bfs_kernels.bfs_step`: the value of a vertex is its component label,
 the least vertex id seen so far; a processed vertex lowers its neighbours' labels to its own, queueing owned
 neighbours and sending the others to their owners. Labels only decrease, so the fixpoint (every vertex labelled
-with the least id of its component) does not depend on the order. No soft priority: `threshold`, `promote`,
-`weights` and `extra` are unused.
+with the least id of its component) does not depend on the order. With soft priority (the label is the
+priority) a popped vertex whose label is at or above `threshold` is deferred, so low labels sweep first and
+higher ones are not spread only to be overwritten. `weights` and `extra` are unused.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from apportion.runtime.worklist import NOT_QUEUED, wl_pop, wl_push
+from apportion.runtime.worklist import NOT_QUEUED, wl_defer, wl_pop, wl_promote, wl_push
 
 
 @njit(cache=True, nogil=True)
 def cc_step(indptr, indices, weights, owner, me, labels, flags, queue, qstate, deferred, dstate, in_v, in_d,
             threshold, budget, promote, out_v, out_d, out_dest, counts, extra):
+    if promote:
+        wl_promote(flags, queue, qstate, deferred, dstate, labels, threshold)
     pushed = 0
     for i in range(in_v.shape[0]):
         v = in_v[i]
@@ -32,6 +35,10 @@ def cc_step(indptr, indices, weights, owner, me, labels, flags, queue, qstate, d
         v = queue[qstate[0]]
         begin = indptr[v]
         end = indptr[v + 1]
+        if labels[v] >= threshold:
+            wl_pop(flags, queue, qstate)
+            wl_defer(flags, deferred, dstate, v)  # still counted: it waits for the threshold to rise
+            continue
         if n_out + (end - begin) > capacity:
             break  # the out buffers are full: send them first
         wl_pop(flags, queue, qstate)

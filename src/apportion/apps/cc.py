@@ -18,6 +18,7 @@ from apportion.graph.csr import Graph
 from apportion.runtime.distributed_worklist import (DEFAULT_BATCH, DistributedWorklist, RunResult, WorklistProgram,
                                                     resolve_devices)
 from apportion.runtime.placement import resolve_placement
+from apportion.runtime.priority import check_delta
 
 UNLABELLED = np.iinfo(np.int64).max
 
@@ -29,18 +30,22 @@ def _check_graph(graph) -> Graph:
 
 
 def connected_components(graph: Graph, *, devices=2, transport: str = "threads", routing: str = "ring",
-                         placement="partition", seed: int = 0, batch: int = DEFAULT_BATCH) -> RunResult:
+                         placement="partition", seed: int = 0, priority_delta="off",
+                         batch: int = DEFAULT_BATCH) -> RunResult:
     """Component labels (the least vertex id of each vertex's component), computed by `devices` devices.
 
-    Arguments as in `apportion.bfs` (no source). Returns a RunResult with int64 `values`.
-    Raises InputError for bad devices, placement or routing.
+    Arguments as in `apportion.bfs` (no source); `priority_delta` "off" (default) or Δ > 0 labels: with soft
+    priority low labels sweep first (Δ = 1 processes each vertex of a connected graph once, but costs one global
+    threshold raise per component, so it is no default). Returns a RunResult with int64 `values`.
+    Raises InputError for bad devices, placement, routing or Δ.
     """
     graph = _check_graph(graph)
+    delta = check_delta(priority_delta)
     device_list = resolve_devices(devices)
     chosen = resolve_placement(placement, graph, len(device_list), seed)
     program = WorklistProgram("cc", cc_step, weights=np.empty(0, dtype=np.int64), initial_value=UNLABELLED,
-                              dtype=np.dtype(np.int64))
-    run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, batch=batch)
+                              dtype=np.dtype(np.int64), priority=True)
+    run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)
     everyone = np.arange(graph.n, dtype=np.int64)
     return run.run(everyone, everyone.copy(), transport=transport)
 
