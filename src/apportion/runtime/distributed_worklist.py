@@ -27,6 +27,7 @@ survivors' values for monotone apps, from the start for PageRank. Groute has no 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -36,7 +37,7 @@ from numba import njit
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.platform.cpu import CPUDevice
-from apportion.platform.device import Device, DeviceFailure
+from apportion.platform.device import KIND_CPU, Device, DeviceFailure
 from apportion.platform.platform import resolve_platform
 from apportion.runtime.placement import Placement
 from apportion.runtime.policies import Policy, resolve_policy
@@ -172,7 +173,8 @@ class RunResult:
 
 
 def resolve_devices(devices) -> list[Device]:
-    """Devices for a run: a count (that many one-thread CPU devices), a list of devices, or a platform."""
+    """Devices for a run: a count (that many one-thread CPU devices), a list of devices, or a platform (a name or
+    file). Simulated devices (they have no real time) and GPU devices (no GPU kernels yet) are refused."""
     if isinstance(devices, bool):
         raise InputError(f"devices must be a count, a list of devices or a platform, got {devices!r}")
     if isinstance(devices, (int, np.integer)):
@@ -182,8 +184,18 @@ def resolve_devices(devices) -> list[Device]:
     if isinstance(devices, (list, tuple)):
         if not devices or not all(isinstance(d, Device) for d in devices):
             raise InputError("devices: a list needs at least one apportion.platform Device and only devices")
-        return list(devices)
-    return list(resolve_platform(devices).devices)
+        chosen = list(devices)
+    elif isinstance(devices, (str, Path)):
+        chosen = list(resolve_platform(devices).devices)
+    else:
+        raise InputError(f"devices must be a count, a list of devices or a platform, got {devices!r}")
+    for device in chosen:
+        if device.is_simulated:
+            raise InputError(f"device {device.name} is simulated: the runtime needs real devices (CPU, throttled, "
+                             "faulty)")
+        if device.implementation != KIND_CPU:
+            raise InputError(f"device {device.name} runs GPU kernels, which the runtime's apps do not have yet")
+    return chosen
 
 
 def check_source(graph: Graph, source) -> int:
