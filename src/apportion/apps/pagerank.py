@@ -21,8 +21,9 @@ from apportion.apps._pagerank_kernels import pagerank_step
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.runtime.distributed_worklist import (DEFAULT_BATCH, DistributedWorklist, RunResult, WorklistProgram,
-                                                    split_receive_owner, resolve_devices)
+                                                    resolve_devices)
 from apportion.runtime.placement import resolve_placement
+from apportion.runtime.split import split_receive_owner
 
 ALPHA = 0.85
 DEFAULT_TOLERANCE = 1e-3

@@ -7,7 +7,8 @@ schedule and the apps (DESIGN.md). One concept per module, each naming its paper
 - `router.Router` (§3, §4.2): policy-chosen outputs, first available one wins, packets interleaved;
 - `policies` (§4.3): `ring` (the default), `direct`, `any_device`;
 - `worklist` (§4.3): the device-local worklist (compiled queue + deferred list) and the inbox;
-- `distributed_worklist` (§4.3, Figs. 9-10): the apps' worklist programs, `RunResult`;
+- `distributed_worklist` (§4.3, Figs. 9-10): the apps' worklist programs, `RunResult`, failure recovery;
+- `split` (§4.3): SplitSend and SplitReceive, compiled;
 - `termination.WorkCounter` (§4.3): work counting, count before send;
 - `priority.SoftPriority` (§4.4): the system-wide threshold raised by Δ;
 - `placement.place` (§4.5, §4.6.1): which device owns which vertex;

@@ -7,9 +7,9 @@ a thread boundary, never a single item) and the compiled kernel that does the wo
 - `pack(vertices, values) -> arrays` and `unpack(arrays) -> (vertices, values)`: items to and from messages;
 - `on_send`: where a remote item goes — to its owner (SplitSend groups a batch's remote items by owner for
   `direct` routing, or sends them all to the next device on the `ring`);
-- `on_receive(me, owner, values, vertices, values_in) -> (own, forward, dropped)`: SplitReceive; the default
-  (`split_receive_min`) keeps owned items, drops an item another device already sent something as good for (the
-  halo copy filter of §4.5) and passes the rest on;
+- `on_receive(me, owner, values, vertices, values_in) -> (own items, forwarded items, dropped)`: SplitReceive
+  (split.py); the default `split_receive_min` keeps owned items, drops an item this device already sent
+  something as good for (the halo copy filter of §4.5) and passes the rest on;
 - `priority`: True when an item's value is its priority (SSSP's distance) so soft priority can defer it;
 - `kernel`: one batch of work with the signature of `apps/_bfs_kernels.bfs_step` (documented there);
 - `make_extra(n)`: per-device state beyond the values (PageRank's ranks), passed to the kernel last;
@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
-from numba import njit
 
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
@@ -43,6 +42,7 @@ from apportion.runtime.placement import Placement
 from apportion.runtime.policies import Policy, resolve_policy
 from apportion.runtime.priority import SoftPriority
 from apportion.runtime.router import Router
+from apportion.runtime.split import split_receive_min
 from apportion.runtime.endpoint import Endpoint
 from apportion.runtime.termination import WorkCounter
 from apportion.runtime.transports.threads import run_threads
@@ -51,43 +51,6 @@ from apportion.schedule.trace import Trace
 
 #: items a worker processes per kernel call before it returns to send and receive
 DEFAULT_BATCH = 4096
-#: sends a worker may have in flight before it only drains its inbox (the bound on its outgoing queue)
-SEND_WINDOW = 8
-
-
-@njit(cache=True, nogil=True)
-def split_receive_min(me, owner, values, vertices, values_in):
-    """SplitReceive for apps whose values only decrease (BFS, SSSP, CC).
-
-    Returns (own_mask, forward_mask, dropped): own items stay here; an item for another owner is dropped when
-    this device's copy is already as good (this device sent that value or better to the owner before, so the
-    owner gets it anyway), else the copy is lowered and the item passed on. The copy is also written by the
-    worker thread; a lost race only leaves a copy higher than a value sent (less filtering, never a wrong drop).
-    """
-    count = vertices.shape[0]
-    own = np.zeros(count, dtype=np.bool_)
-    forward = np.zeros(count, dtype=np.bool_)
-    dropped = 0
-    for i in range(count):
-        v = vertices[i]
-        if owner[v] == me:
-            own[i] = True
-        elif values_in[i] < values[v]:
-            values[v] = values_in[i]
-            forward[i] = True
-        else:
-            dropped += 1
-    return own, forward, dropped
-
-
-@njit(cache=True, nogil=True)
-def split_receive_owner(me, owner, values, vertices, values_in):
-    """SplitReceive for apps whose updates add up (PageRank's residuals): own items stay, the rest go on;
-    nothing is dropped."""
-    own = np.zeros(vertices.shape[0], dtype=np.bool_)
-    for i in range(vertices.shape[0]):
-        own[i] = owner[vertices[i]] == me
-    return own, ~own, 0
 
 
 @dataclass

@@ -25,8 +25,10 @@ from collections import deque
 import numpy as np
 
 from apportion.platform.device import DeviceFailure
+from apportion.runtime.split import split_send
 from apportion.runtime.worklist import wl_min_deferred
 
+#: sends a worker may have in flight before it only drains its inbox (the bound on its outgoing queue)
 SEND_WINDOW = 8
 #: waits shorter than this are not drawn in the trace
 MIN_TRACE_S = 1e-5
@@ -99,11 +101,12 @@ def _receiver(run, state) -> None:
         if splits or run.k == 1:
             state.inbox.push((vertices, values, segment))
             continue
-        own, forward, dropped = program.on_receive(me, run.owner, state.values, vertices, values)
-        if forward.any():
-            run.router.send(me, *program.pack(vertices[forward], values[forward]))
-        if own.any():
-            state.inbox.push((vertices[own], values[own], segment))
+        own_v, own_d, forward_v, forward_d, dropped = program.on_receive(me, run.owner, state.values, vertices,
+                                                                         values)
+        if len(forward_v):
+            run.router.send(me, *program.pack(forward_v, forward_d))
+        if len(own_v):
+            state.inbox.push((own_v, own_d, segment))
         else:
             run.router.release(me, segment)
         if dropped:
@@ -179,20 +182,16 @@ def _worker(run, state) -> None:
 def _split_send(run, me, state, n_out, splits, outstanding) -> None:
     """SplitSend: the batch's remote items, one message per owner (direct) or one to the router (ring)."""
     program = run.program
-    v = state.out_v[:n_out].copy()  # the out buffers are reused by the next batch
-    d = state.out_d[:n_out].copy()
     messages = []
     if splits:
-        dest = state.out_dest[:n_out]
-        order = np.argsort(dest, kind="stable")
-        bounds = np.concatenate(([0], np.cumsum(np.bincount(dest, minlength=run.k))))
-        v, d = v[order], d[order]
+        v, d, bounds = split_send(state.out_v, state.out_d, state.out_dest, n_out, run.k)
         for owner in range(run.k):
             if bounds[owner + 1] > bounds[owner]:
                 part = slice(bounds[owner], bounds[owner + 1])
                 messages.append((owner, v[part], d[part]))
     else:
-        messages.append((None, v, d))
+        # the out buffers are reused by the next batch: send copies
+        messages.append((None, state.out_v[:n_out].copy(), state.out_d[:n_out].copy()))
     for owner, mv, md in messages:
         future = run.router.send(me, *program.pack(mv, md), dest=owner)
         future.add_done_callback(lambda _f, inbox=state.inbox: inbox.wake())
