@@ -114,12 +114,12 @@ class RunResult:
     work_items: int
     messages: int
     bytes_moved: int
-    trace: Trace
-    placement: Placement
-    devices: list[str]
-    per_device: list[int]
-    routing: str
-    transport: str
+    trace: Trace = field(repr=False)  # thousands of intervals
+    placement: Placement = field(repr=False)
+    devices: list[str] = field(default_factory=list)
+    per_device: list[int] = field(default_factory=list)
+    routing: str = "ring"
+    transport: str = "threads"
     delta: float | None = None
     priority_raises: int = 0
     edges_relaxed: int = 0
