@@ -8,6 +8,7 @@ import pytest
 from apportion.errors import InputError
 from apportion.graph.generate import generate
 from apportion.platform.cpu import CPUDevice
+from apportion.platform.throttled import ThrottledDevice
 from apportion.runtime.placement import Placement, cut_edges, place, resolve_placement
 
 
@@ -42,6 +43,14 @@ def test_speeds_set_the_block_targets(graph):
     assert abs(sizes[0] - 450) <= 15 and abs(sizes[1] - 150) <= 15
 
 
+def test_a_list_of_devices_gives_targets_from_their_peak_speeds(graph):
+    devices = [CPUDevice(1), ThrottledDevice(CPUDevice(1), 3.0)]
+    sizes = place(graph, devices, method="partition").sizes()
+    assert abs(sizes[0] - 450) <= 15 and abs(sizes[1] - 150) <= 15
+    equal = place(graph, [CPUDevice(1), CPUDevice(1)], method="partition").sizes()
+    assert abs(equal[0] - 300) <= 10
+
+
 def test_devices_may_be_a_list_and_more_devices_than_vertices_fall_back_to_ranges():
     tiny = generate("delaunay", 3, seed=0)
     placement = place(tiny, [CPUDevice(1) for _ in range(5)], method="partition")
@@ -58,8 +67,8 @@ def test_bad_placements_are_refused(graph):
     with pytest.raises(InputError):
         place("not a graph", 2)
     with pytest.raises(InputError):
-        resolve_placement(place(graph, 2, method="ranges"), graph, 3, 0)
+        resolve_placement(place(graph, 2, method="ranges"), graph, [CPUDevice(1)] * 3, 0)
     with pytest.raises(InputError):
         Placement(np.zeros(5, dtype=np.int32), 2, "ranges").check(graph)
     with pytest.raises(InputError):
-        resolve_placement(42, graph, 2, 0)
+        resolve_placement(42, graph, [CPUDevice(1)] * 2, 0)

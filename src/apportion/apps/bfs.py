@@ -57,7 +57,7 @@ def bfs(graph: Graph, source: int, *, devices=2, transport: str = "threads", rou
     delta = auto_delta(None) if (isinstance(priority_delta, str) and priority_delta == "auto") \
         else check_delta(priority_delta)
     device_list = resolve_devices(devices)
-    chosen = resolve_placement(placement, graph, len(device_list), seed)
+    chosen = resolve_placement(placement, graph, device_list, seed)
     program = WorklistProgram("bfs", bfs_step, weights=np.empty(0, dtype=np.int64), initial_value=UNREACHED,
                               dtype=np.dtype(np.int64), priority=True)
     run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)

@@ -42,7 +42,7 @@ def connected_components(graph: Graph, *, devices=2, transport: str = "threads",
     graph = _check_graph(graph)
     delta = check_delta(priority_delta)
     device_list = resolve_devices(devices)
-    chosen = resolve_placement(placement, graph, len(device_list), seed)
+    chosen = resolve_placement(placement, graph, device_list, seed)
     program = WorklistProgram("cc", cc_step, weights=np.empty(0, dtype=np.int64), initial_value=UNLABELLED,
                               dtype=np.dtype(np.int64), priority=True)
     run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)

@@ -72,7 +72,7 @@ def pagerank(graph: Graph, *, devices=2, transport: str = "threads", routing: st
         return extra
 
     device_list = resolve_devices(devices)
-    chosen = resolve_placement(placement, graph, len(device_list), seed)
+    chosen = resolve_placement(placement, graph, device_list, seed)
     program = WorklistProgram("pagerank", pagerank_step, weights=share, initial_value=0.0,
                               dtype=np.dtype(np.float64), on_receive=split_receive_owner, make_extra=make_extra,
                               output=lambda state: state.extra[:n], recovery="restart")

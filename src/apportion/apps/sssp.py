@@ -72,7 +72,7 @@ def sssp(graph: Graph, source: int, *, devices=2, transport: str = "threads", ro
     delta = auto_delta(arcs) if (isinstance(priority_delta, str) and priority_delta == "auto") \
         else check_delta(priority_delta)
     device_list = resolve_devices(devices)
-    chosen = resolve_placement(placement, graph, len(device_list), seed)
+    chosen = resolve_placement(placement, graph, device_list, seed)
     program = WorklistProgram("sssp", sssp_step, weights=arcs, initial_value=np.inf, dtype=np.dtype(np.float64),
                               priority=True)
     run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)

@@ -8,7 +8,9 @@ reported apart (`Placement.time_s`), never in an app's `time_s`.
 
 Methods:
 - "partition" (default): the project's multilevel partitioner (`apportion.partition`) with block targets
-  proportional to the devices' speeds — equal targets unless `speeds` is given (measured speeds: later work);
+  proportional to the devices' speeds: `speeds` when given, else the devices' nominal peak FLOP/s when a list of
+  devices is given (a `ThrottledDevice` 3x slower gets a third of the share), else equal (measured speeds:
+  later work);
 - "ranges": equal contiguous ranges of vertex ids (Groute's fallback when partitioning fails);
 - "random": every vertex to a uniformly random device (seeded) — the worst case for communication.
 
@@ -73,7 +75,11 @@ def _device_count(devices) -> int:
     return count
 
 
-def _targets(speeds, k: int):
+def _targets(speeds, k: int, devices=None):
+    if speeds is None and isinstance(devices, (list, tuple)):
+        peaks = [getattr(device, "peak_flops", None) for device in devices]
+        if all(peak is not None and peak > 0 for peak in peaks) and len(set(peaks)) > 1:
+            speeds = peaks
     if speeds is None:
         return None
     shares = np.asarray(speeds, dtype=np.float64)
@@ -110,7 +116,8 @@ def place(graph: Graph, devices=2, method: str = "partition", seed: int = 0, spe
         devices: how many devices (or the devices themselves: their count is used).
         method: "partition" (default), "ranges" or "random" (module docstring).
         seed: seeds the partitioner and the random placement.
-        speeds: relative device speeds (k positive numbers) for the partition's block targets; None = equal.
+        speeds: relative device speeds (k positive numbers) for the partition's block targets; None = the
+            devices' peak FLOP/s when `devices` is a list of devices, else equal.
 
     Returns a `Placement`. Raises InputError for an unknown method, a bad device count or bad speeds.
     With more devices than vertices, or when no balanced partition exists, "partition" falls back to "ranges"
@@ -121,7 +128,7 @@ def place(graph: Graph, devices=2, method: str = "partition", seed: int = 0, spe
     if method not in METHODS:
         raise InputError(f"unknown placement {method!r}; choose one of {', '.join(METHODS)}")
     k = _device_count(devices)
-    targets = _targets(speeds, k)
+    targets = _targets(speeds, k, devices)
     started = time.perf_counter()
     n = graph.n
     if method == "random":
@@ -140,10 +147,10 @@ def place(graph: Graph, devices=2, method: str = "partition", seed: int = 0, spe
     return Placement(owner=owner, k=k, method=method, seed=int(seed), time_s=elapsed, cut=cut_edges(graph, owner))
 
 
-def resolve_placement(placement, graph: Graph, k: int, seed: int) -> Placement:
-    """A Placement for this run: the one given (checked), or one made by its method name."""
+def resolve_placement(placement, graph: Graph, devices: list, seed: int) -> Placement:
+    """A Placement for this run on `devices`: the one given (checked), or one made by its method name."""
     if isinstance(placement, Placement):
-        return placement.check(graph, k)
+        return placement.check(graph, len(devices))
     if isinstance(placement, str):
-        return place(graph, k, method=placement, seed=seed)
+        return place(graph, list(devices), method=placement, seed=seed)
     raise InputError(f"placement must be one of {', '.join(METHODS)} or a Placement, got {placement!r}")
