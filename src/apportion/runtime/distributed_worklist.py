@@ -5,12 +5,14 @@ An application gives a `WorklistProgram`: the paper's five callbacks in batched 
 a thread boundary, never a single item) and the compiled kernel that does the work:
 
 - `pack(vertices, values) -> arrays` and `unpack(arrays) -> (vertices, values)`: items to and from messages;
-- `on_send`: where a remote item goes — to its owner (SplitSend groups a batch's remote items by owner for
-  `direct` routing, or sends them all to the next device on the `ring`);
+- `on_send(out_v, out_d, out_dest, count, k) -> (vertices, values, bounds)`: SplitSend (split.py); the default
+  `split_send` groups a batch's remote items by owner for `direct` routing (on the `ring` they all go to the
+  next device in one message);
 - `on_receive(me, owner, values, vertices, values_in) -> (own items, forwarded items, dropped)`: SplitReceive
   (split.py); the default `split_receive_min` keeps owned items, drops an item this device already sent
   something as good for (the halo copy filter of §4.5) and passes the rest on;
-- `priority`: True when an item's value is its priority (SSSP's distance) so soft priority can defer it;
+- `priority`: True when an item's value is its priority (BFS's level, SSSP's distance) so soft priority can
+  defer it (the kernels read the value directly: no per-item call);
 - `kernel`: one batch of work with the signature of `apps/_bfs_kernels.bfs_step` (documented there);
 - `make_extra(n)`: per-device state beyond the values (PageRank's ranks), passed to the kernel last;
   `output(state)` the array whose owned entries are the result (default: the values).
@@ -42,7 +44,7 @@ from apportion.runtime.placement import Placement
 from apportion.runtime.policies import Policy, resolve_policy
 from apportion.runtime.priority import SoftPriority
 from apportion.runtime.router import Router
-from apportion.runtime.split import split_receive_min
+from apportion.runtime.split import split_receive_min, split_send
 from apportion.runtime.endpoint import Endpoint
 from apportion.runtime.termination import WorkCounter
 from apportion.runtime.transports.threads import run_threads
@@ -63,6 +65,7 @@ class WorklistProgram:
     initial_value: Any  # "unreached" (inf or a large integer)
     dtype: np.dtype
     priority: bool = False
+    on_send: Callable = split_send
     on_receive: Callable = split_receive_min
     make_extra: Callable = lambda n: np.empty(0, dtype=np.float64)
     output: Callable = lambda state: state.values

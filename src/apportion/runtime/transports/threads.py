@@ -25,7 +25,6 @@ from collections import deque
 import numpy as np
 
 from apportion.platform.device import DeviceFailure
-from apportion.runtime.split import split_send
 from apportion.runtime.worklist import wl_min_deferred
 
 #: sends a worker may have in flight before it only drains its inbox (the bound on its outgoing queue)
@@ -184,7 +183,7 @@ def _split_send(run, me, state, n_out, splits, outstanding) -> None:
     program = run.program
     messages = []
     if splits:
-        v, d, bounds = split_send(state.out_v, state.out_d, state.out_dest, n_out, run.k)
+        v, d, bounds = program.on_send(state.out_v, state.out_d, state.out_dest, n_out, run.k)
         for owner in range(run.k):
             if bounds[owner + 1] > bounds[owner]:
                 part = slice(bounds[owner], bounds[owner + 1])
