@@ -12,6 +12,8 @@ from apportion.apps.cc import cc_reference, connected_components
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.graph.generate import generate
+from apportion.platform.cpu import CPUDevice
+from apportion.platform.faulty import FaultyDevice
 
 from _runtime_graphs import run_options, small_graphs
 
@@ -20,11 +22,28 @@ pytestmark = pytest.mark.timeout(300)
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graph=small_graphs(), options=run_options, priority=st.sampled_from(["off", 1, 4.5]))
-def test_components_equal_scipy(graph, options, priority):
+def test_worklist_components_equal_scipy(graph, options, priority):
     expected = cc_reference(graph)
-    result = connected_components(graph, priority_delta=priority, **options)
+    result = connected_components(graph, method="worklist", priority_delta=priority, **options)
     np.testing.assert_array_equal(result.values, expected)
     assert result.work_items >= graph.n  # every vertex starts as an item
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graph=small_graphs(), devices=st.sampled_from([1, 2, 4]), segment=st.sampled_from([1, 3, 1 << 16]))
+def test_topology_components_equal_scipy(graph, devices, segment):
+    result = connected_components(graph, devices=devices, segment=segment)
+    np.testing.assert_array_equal(result.values, cc_reference(graph))
+    assert result.work_items == graph.m  # every edge hooked once
+    assert result.messages == -(-graph.m // segment)
+
+
+@pytest.mark.parametrize("fail_on_call", [1, 2, 4])
+def test_topology_components_survive_a_dead_device(fail_on_call):
+    graph = generate("delaunay", 2000, seed=3)
+    devices = [CPUDevice(1), FaultyDevice(CPUDevice(1), fail_on_call, name="faulty"), CPUDevice(1)]
+    result = connected_components(graph, devices=devices, segment=200)
+    np.testing.assert_array_equal(result.values, cc_reference(graph))
 
 
 def test_reference_labels_by_least_id():
@@ -33,14 +52,16 @@ def test_reference_labels_by_least_id():
 
 
 @pytest.mark.parametrize("devices", [1, 2, 4])
-def test_components_on_a_graph_of_isolated_vertices(devices):
+@pytest.mark.parametrize("method", ["topology", "worklist"])
+def test_components_on_a_graph_of_isolated_vertices(devices, method):
     graph = Graph.from_edges([], [], n=5)
-    assert connected_components(graph, devices=devices).values.tolist() == [0, 1, 2, 3, 4]
+    assert connected_components(graph, devices=devices, method=method).values.tolist() == [0, 1, 2, 3, 4]
 
 
 def test_least_label_first_labels_a_connected_graph_with_n_work_items():
     graph = generate("delaunay", 1500, seed=2)
-    result = connected_components(graph, devices=4, placement="random", priority_delta=1, batch=9)
+    result = connected_components(graph, method="worklist", devices=4, placement="random", priority_delta=1,
+                                  batch=9)
     assert result.values.tolist() == [0] * graph.n
     assert result.work_items == graph.n and result.priority_raises == 0
 
@@ -53,3 +74,6 @@ def test_exported_and_checked():
         connected_components(Graph.from_edges([0], [1], n=2), devices=0)
     with pytest.raises(InputError):
         connected_components(Graph.from_edges([0], [1], n=2), priority_delta="auto")
+    for bad in ({"method": "hook"}, {"segment": 0}, {"transport": "mpi"}):
+        with pytest.raises(InputError):
+            connected_components(Graph.from_edges([0], [1], n=2), **bad)

@@ -62,3 +62,46 @@ def cc_step(indptr, indices, weights, owner, me, labels, flags, queue, qstate, d
     counts[2] = in_v.shape[0]
     counts[3] = n_out
     counts[4] = edges
+
+
+# -- topology-driven CC (seed 003 §5.1.4): hook + compress on edge segments, forests merged ------------------------
+@njit(cache=True, nogil=True)
+def forest_root(parent, v):
+    """The root of v's tree, halving the path on the way (every other vertex points to its grandparent)."""
+    while parent[v] != v:
+        parent[v] = parent[parent[v]]
+        v = parent[v]
+    return v
+
+
+@njit(cache=True, nogil=True)
+def forest_link(parent, u, v):
+    """Join the trees of u and v under the smaller root, so a root is always its tree's least vertex id."""
+    ru = forest_root(parent, u)
+    rv = forest_root(parent, v)
+    if ru < rv:
+        parent[rv] = ru
+    elif rv < ru:
+        parent[ru] = rv
+
+
+@njit(cache=True, nogil=True)
+def hook_segment(parent, sources, targets):
+    """Hook + compress every edge of one segment into this device's forest (a union-find over all n ids)."""
+    for i in range(sources.shape[0]):
+        forest_link(parent, sources[i], targets[i])
+
+
+@njit(cache=True, nogil=True)
+def merge_forest(parent, other):
+    """Fold another device's forest into `parent`: the same link operation on every (v, other's parent of v)."""
+    for v in range(other.shape[0]):
+        if other[v] != v:
+            forest_link(parent, v, other[v])
+
+
+@njit(cache=True, nogil=True)
+def forest_labels(parent, labels):
+    """labels[v] = the root of v = the least vertex id of v's component."""
+    for v in range(parent.shape[0]):
+        labels[v] = forest_root(parent, v)

@@ -118,7 +118,7 @@ class RunResult:
     messages: int
     bytes_moved: int
     trace: Trace = field(repr=False)  # thousands of intervals
-    placement: Placement = field(repr=False)
+    placement: Placement | None = field(repr=False)  # None for apps without one (topology-driven CC)
     devices: list[str] = field(default_factory=list)
     per_device: list[int] = field(default_factory=list)
     routing: str = "ring"
@@ -131,7 +131,9 @@ class RunResult:
 
     def summary(self) -> dict:
         """JSON-ready figures (no per-vertex values)."""
-        return {"time_s": self.time_s, "placement_s": self.placement.time_s, "placement": self.placement.method,
+        placed = self.placement is not None
+        return {"time_s": self.time_s, "placement_s": self.placement.time_s if placed else 0.0,
+                "placement": self.placement.method if placed else None,
                 "work_items": self.work_items, "messages": self.messages, "bytes_moved": self.bytes_moved,
                 "devices": self.devices, "per_device_work_items": self.per_device, "routing": self.routing,
                 "transport": self.transport, "delta": self.delta, "priority_raises": self.priority_raises,
