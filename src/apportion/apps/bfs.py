@@ -33,7 +33,8 @@ def _check_graph(graph) -> Graph:
 
 
 def bfs(graph: Graph, source: int, *, devices=2, transport: str = "threads", routing: str = "ring",
-        placement="partition", seed: int = 0, priority_delta="auto", batch: int = DEFAULT_BATCH) -> RunResult:
+        placement="partition", seed: int = 0, cluster: str | None = None, priority_delta="auto",
+        batch: int = DEFAULT_BATCH) -> RunResult:
     """Levels of a breadth-first search from `source`, computed by `devices` devices asynchronously.
 
     Args:
@@ -41,7 +42,8 @@ def bfs(graph: Graph, source: int, *, devices=2, transport: str = "threads", rou
         source: the start vertex, 0 <= source < n.
         devices: a count of one-thread CPU devices, a list of `apportion.platform` devices, or a platform name
             or file.
-        transport: "threads" (one worker and one receiver thread per device; Ray is not built yet).
+        transport: "threads" (one worker and one receiver thread per device) or "ray" (one actor per device).
+        cluster: for "ray": a cluster address; None = RAY_ADDRESS, else a local cluster.
         routing: "ring" (device i -> i + 1, the paper's default) or "direct" (straight to the owner).
         placement: "partition" (default), "ranges", "random" or a `Placement` from `apportion.place`.
         seed: seeds the placement.
@@ -61,7 +63,7 @@ def bfs(graph: Graph, source: int, *, devices=2, transport: str = "threads", rou
     program = WorklistProgram("bfs", bfs_step, weights=np.empty(0, dtype=np.int64), initial_value=UNREACHED,
                               dtype=np.dtype(np.int64), priority=True)
     run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)
-    result = run.run(np.array([source]), np.array([0]), transport=transport)
+    result = run.run(np.array([source]), np.array([0]), transport=transport, cluster=cluster)
     result.values[result.values == UNREACHED] = -1
     return result
 

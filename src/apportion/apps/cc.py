@@ -46,8 +46,9 @@ def _check_graph(graph) -> Graph:
 
 
 def connected_components(graph: Graph, *, devices=2, method: str = "topology", transport: str = "threads",
-                         routing: str = "ring", placement="partition", seed: int = 0, priority_delta="off",
-                         batch: int = DEFAULT_BATCH, segment: int = DEFAULT_SEGMENT) -> RunResult:
+                         routing: str = "ring", placement="partition", seed: int = 0, cluster: str | None = None,
+                         priority_delta="off", batch: int = DEFAULT_BATCH,
+                         segment: int = DEFAULT_SEGMENT) -> RunResult:
     """Component labels (the least vertex id of each vertex's component), computed by `devices` devices.
 
     Args:
@@ -64,8 +65,9 @@ def connected_components(graph: Graph, *, devices=2, method: str = "topology", t
     graph = _check_graph(graph)
     if method not in METHODS:
         raise InputError(f"unknown CC method {method!r}; choose one of {', '.join(METHODS)}")
-    if transport != "threads":
-        raise InputError(f"unknown transport {transport!r}; available: threads (ray: not built yet)")
+    if transport not in ("threads", "ray") or (transport == "ray" and method == "topology"):
+        raise InputError(f"unknown transport {transport!r} for CC method {method!r}; topology: threads, "
+                         "worklist: threads or ray")
     delta = check_delta(priority_delta)
     device_list = resolve_devices(devices)
     if method == "topology":
@@ -75,7 +77,7 @@ def connected_components(graph: Graph, *, devices=2, method: str = "topology", t
                               dtype=np.dtype(np.int64), priority=True)
     run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)
     everyone = np.arange(graph.n, dtype=np.int64)
-    return run.run(everyone, everyone.copy(), transport=transport)
+    return run.run(everyone, everyone.copy(), transport=transport, cluster=cluster)
 
 
 def _topology(graph: Graph, devices: list, segment: int) -> RunResult:

@@ -52,7 +52,8 @@ def residual_threshold(n: int, alpha: float, tolerance: float) -> float:
 
 
 def pagerank(graph: Graph, *, devices=2, transport: str = "threads", routing: str = "ring",
-             placement="partition", seed: int = 0, alpha: float = ALPHA, tolerance: float = DEFAULT_TOLERANCE,
+             placement="partition", seed: int = 0, cluster: str | None = None, alpha: float = ALPHA,
+             tolerance: float = DEFAULT_TOLERANCE,
              batch: int = DEFAULT_BATCH) -> RunResult:
     """PageRank (ranks summing to 1, L1 distance ≤ `tolerance` to the exact vector), computed by `devices`.
 
@@ -77,7 +78,8 @@ def pagerank(graph: Graph, *, devices=2, transport: str = "threads", routing: st
                               dtype=np.dtype(np.float64), on_receive=split_receive_owner, make_extra=make_extra,
                               output=lambda state: state.extra[:n], recovery="restart")
     run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, batch=batch)
-    result = run.run(np.arange(n, dtype=np.int64), np.full(n, (1.0 - alpha) / n), transport=transport)
+    result = run.run(np.arange(n, dtype=np.int64), np.full(n, (1.0 - alpha) / n), transport=transport,
+                     cluster=cluster)
     result.values /= result.values.sum()
     return result
 

@@ -53,8 +53,8 @@ def arc_weights(graph: Graph, weights=None) -> np.ndarray:
 
 
 def sssp(graph: Graph, source: int, *, devices=2, transport: str = "threads", routing: str = "ring",
-         placement="partition", seed: int = 0, weights=None, priority_delta="auto",
-         batch: int = DEFAULT_BATCH) -> RunResult:
+         placement="partition", seed: int = 0, cluster: str | None = None, weights=None,
+         priority_delta="auto", batch: int = DEFAULT_BATCH) -> RunResult:
     """Shortest-path distances from `source`, computed by `devices` devices asynchronously.
 
     Args:
@@ -76,7 +76,7 @@ def sssp(graph: Graph, source: int, *, devices=2, transport: str = "threads", ro
     program = WorklistProgram("sssp", sssp_step, weights=arcs, initial_value=np.inf, dtype=np.dtype(np.float64),
                               priority=True)
     run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)
-    return run.run(np.array([source]), np.array([0.0]), transport=transport)
+    return run.run(np.array([source]), np.array([0.0]), transport=transport, cluster=cluster)
 
 
 def sssp_reference(graph: Graph, source: int, weights=None) -> np.ndarray:

@@ -47,12 +47,14 @@ from apportion.runtime.router import Router
 from apportion.runtime.split import split_receive_min, split_send
 from apportion.runtime.endpoint import Endpoint
 from apportion.runtime.termination import WorkCounter
+from apportion.runtime.transports.ray import run_ray
 from apportion.runtime.transports.threads import run_threads
 from apportion.runtime.worklist import Inbox, LocalWorklist
 from apportion.schedule.trace import Trace
 
 #: items a worker processes per kernel call before it returns to send and receive
 DEFAULT_BATCH = 4096
+TRANSPORTS = ("threads", "ray")
 
 
 @dataclass
@@ -98,6 +100,7 @@ class DeviceState:
     batches: int = 0
     dropped: int = 0
     failed: bool = False
+    gathered: np.ndarray | None = None  # the output a remote transport sent back
 
 
 @dataclass
@@ -213,23 +216,29 @@ class DistributedWorklist:
         self.aborted = False
         self.delta = delta
 
-    def run(self, seeds: np.ndarray, seed_values: np.ndarray, transport: str = "threads") -> RunResult:
+    def run(self, seeds: np.ndarray, seed_values: np.ndarray, transport: str = "threads",
+            cluster: str | None = None) -> RunResult:
         """Send the seed items from the host, run until the count is zero, gather the owners' values.
 
-        A device that dies (DeviceFailure) is dropped and the run goes on on the survivors (see `_recover`);
-        when every device died the DeviceFailure is raised."""
-        if transport != "threads":
-            raise InputError(f"unknown transport {transport!r}; available: threads (ray: not built yet)")
+        `transport`: "threads" (this process) or "ray" (one actor per device on the cluster `cluster`, else
+        RAY_ADDRESS, else a local one). On threads a device that dies (DeviceFailure) is dropped and the run goes
+        on on the survivors (see `_recover`); when every device died, or on Ray, the DeviceFailure is raised."""
+        if transport not in TRANSPORTS:
+            raise InputError(f"unknown transport {transport!r}; choose one of {', '.join(TRANSPORTS)}")
         seeds = np.asarray(seeds, dtype=np.int64)
         seed_values = np.asarray(seed_values, dtype=self.program.dtype)
         started = time.perf_counter()
         attempt = self
         attempt.t0 = started
+        attempt.t0_wall = time.time()  # remote actors stamp their intervals with the wall clock
         attempts = [attempt]
         failures: list[str] = []
         recovery_started = None
         while True:
-            run_threads(attempt, seeds, seed_values)
+            if transport == "ray":
+                run_ray(attempt, seeds, seed_values, cluster)
+            else:
+                run_threads(attempt, seeds, seed_values)
             dead = [state for state in attempt.states if state.failed]
             if not dead:
                 break
@@ -242,7 +251,7 @@ class DistributedWorklist:
         values = None
         for state in attempt.states:
             mine = attempt.owner == state.index
-            output = self.program.output(state)
+            output = state.gathered if state.gathered is not None else self.program.output(state)
             if values is None:
                 values = np.empty(self.graph.n, dtype=output.dtype)
             values[mine] = output[mine]
