@@ -212,6 +212,7 @@ class DistributedWorklist:
         self.trace = Trace([d.name for d in devices])
         self.trace_index = list(range(self.k))
         self.t0 = 0.0
+        self.t0_wall = 0.0
         self.t_started = 0.0
         self.aborted = False
         self.delta = delta
@@ -298,6 +299,7 @@ class DistributedWorklist:
         run.trace = self.trace
         run.trace_index = [self.trace_index[s.index] for s in survivors]
         run.t0 = self.t0
+        run.t0_wall = self.t0_wall
         run.t_started = time.perf_counter()
         if self.program.recovery == "restart":
             return run, seeds, seed_values

@@ -12,7 +12,8 @@ soon as it has something to do; the driver waits on whichever call finishes firs
 asynchronously. Segments travel as NumPy arrays through Ray's object store.
 
 `cluster`: an address (`HOST:PORT`), else RAY_ADDRESS, else a local cluster (`platform.ray.connect`).
-Not yet: recovery from a killed actor (a dead actor's `RayActorError` becomes `DeviceFailure`, unrecovered).
+A killed actor (`RayActorError`) or a device dying inside one (`DeviceFailure`) ends the attempt: the survivors'
+values are fetched and `DistributedWorklist` recovers on them as for threads.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import time
 
 import numpy as np
 
-from apportion.errors import UnavailableError
 from apportion.platform.device import DeviceFailure
 
 _ACTOR_CLASS = None
@@ -93,6 +93,9 @@ def _actor_class():
             def output(self):
                 return self.program.output(self)
 
+            def values_array(self):
+                return self.values
+
         _ACTOR_CLASS = WorklistActor
     return _ACTOR_CLASS
 
@@ -118,17 +121,31 @@ def run_ray(run, seeds: np.ndarray, seed_values: np.ndarray, cluster: str | None
               for state in run.states]
     try:
         _drive(run, actors, seeds, seed_values, ray)
+        if any(state.failed for state in run.states):
+            # the caller recovers from the survivors' values (DistributedWorklist._recover)
+            for state, actor in zip(run.states, actors):
+                if not state.failed:
+                    state.values = ray.get(actor.values_array.remote())
+            return
         outputs = ray.get([actor.output.remote() for actor in actors])
-    except ray.exceptions.RayActorError as exc:
-        raise DeviceFailure(f"a Ray actor died: {type(exc).__name__} (recovery on Ray is not built yet)") from None
-    except ray.exceptions.RayTaskError as exc:
-        cause = exc.as_instanceof_cause() if hasattr(exc, "as_instanceof_cause") else exc
-        raise cause from None
     finally:
         for actor in actors:
             ray.kill(actor)
     for state, output in zip(run.states, outputs):
         state.gathered = output
+
+
+def _device_failed(exc, ray) -> bool:
+    """True when a step failed because its device died (a killed actor, or DeviceFailure inside it)."""
+    if isinstance(exc, ray.exceptions.RayActorError):
+        return True
+    return isinstance(exc, ray.exceptions.RayTaskError) and isinstance(exc.cause, DeviceFailure)
+
+
+def _raise_cause(exc, ray):
+    if isinstance(exc, ray.exceptions.RayTaskError) and exc.cause is not None:
+        raise exc.cause from None
+    raise exc
 
 
 def _drive(run, actors, seeds, seed_values, ray) -> None:
@@ -165,7 +182,22 @@ def _drive(run, actors, seeds, seed_values, ray) -> None:
             raise RuntimeError("ray transport: work remains but no device can take it (a protocol error)")
         done, _ = ray.wait(list(busy), num_returns=1)
         i = busy.pop(done[0])
-        report = ray.get(done[0])
+        try:
+            report = ray.get(done[0])
+        except Exception as exc:  # noqa: BLE001 - sorted below
+            if not _device_failed(exc, ray):
+                _raise_cause(exc, ray)
+            run.states[i].failed = True
+            now = time.time() - run.t0_wall
+            run.trace.add(run.trace_index[i], 0, "failed", now, now + 1e-6)
+            for ref in busy:  # let the others finish their step, then stop this attempt
+                try:
+                    ray.get(ref)
+                except Exception as other:  # noqa: BLE001
+                    if not _device_failed(other, ray):
+                        _raise_cause(other, ray)
+                    run.states[busy[ref]].failed = True
+            return
         state = run.states[i]
         state.work_items += report["processed"]
         state.edges += report["edges"]
