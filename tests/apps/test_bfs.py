@@ -92,8 +92,9 @@ def test_bad_arguments_are_input_errors():
     graph = Graph.from_edges([0], [1], n=4)
     with pytest.raises(InputError):
         bfs(graph, 0, devices=0)
-    with pytest.raises(InputError):
-        bfs(graph, 0, routing="star")
+    for routing in ("star", "any"):
+        with pytest.raises(InputError):
+            bfs(graph, 0, routing=routing)
     with pytest.raises(InputError):
         bfs(graph, 0, transport="mpi")
     with pytest.raises(InputError):

@@ -55,6 +55,8 @@ from apportion.schedule.trace import Trace
 #: items a worker processes per kernel call before it returns to send and receive
 DEFAULT_BATCH = 4096
 TRANSPORTS = ("threads", "ray")
+#: an item must reach its owner: the ring passes it on, direct sends it there ("any" is for scatter)
+WORKLIST_ROUTINGS = ("ring", "direct")
 
 
 @dataclass
@@ -190,6 +192,9 @@ class DistributedWorklist:
         self.k = len(devices)
         self.placement = placement.check(graph, self.k)
         self.owner = np.ascontiguousarray(placement.owner, dtype=np.int32)
+        if isinstance(routing, str) and routing not in WORKLIST_ROUTINGS:
+            raise InputError(f"unknown routing {routing!r} for a distributed worklist; choose one of "
+                             f"{', '.join(WORKLIST_ROUTINGS)}")
         self.routing_name = routing if isinstance(routing, str) else getattr(routing, "__name__", "custom")
         self.policy = resolve_policy(routing)
         self.batch = int(batch)
