@@ -39,6 +39,13 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "run_divisible": ("apportion.schedule.api", "run_divisible"),
     # grid partitioning (seed 002)
     "partition_grid": ("apportion.partitioning.grid.api", "partition_grid"),
+    # asynchronous multi-device graph runtime (seed 003)
+    "place": ("apportion.runtime.placement", "place"),
+    "Placement": ("apportion.runtime.placement", "Placement"),
+    "bfs": ("apportion.apps.bfs", "bfs"),
+    "sssp": ("apportion.apps.sssp", "sssp"),
+    "pagerank": ("apportion.apps.pagerank", "pagerank"),
+    "connected_components": ("apportion.apps.cc", "connected_components"),
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

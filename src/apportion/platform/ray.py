@@ -28,6 +28,10 @@ def _ray():
     return ray
 
 
+#: the `ray` module, imported on first use (UnavailableError when Ray is missing): for modules that use Ray's API
+ray_module = _ray
+
+
 def _check_reachable(address: str, timeout_s: float = 3.0) -> None:
     """Fail fast (instead of Ray's long reconnect loop) when host:port does not accept connections."""
     if address in ("auto", "local") or ":" not in address.split("://", 1)[-1]:

@@ -1,0 +1,107 @@
+"""Compiled kernel of the multi-device connected components by label propagation on the distributed worklist
+(a data-driven variant; seed 003 §5.1.4's topology-driven hook + compress over edge segments is not built yet).
+
+`cc_step` follows the kernel contract of `_bfs_kernels.bfs_step`: the value of a vertex is its component label,
+the least vertex id seen so far; a processed vertex lowers its neighbours' labels to its own, queueing owned
+neighbours and sending the others to their owners. Labels only decrease, so the fixpoint (every vertex labelled
+with the least id of its component) does not depend on the order. With soft priority (the label is the
+priority) a popped vertex whose label is at or above `threshold` is deferred, so low labels sweep first and
+higher ones are not spread only to be overwritten. `weights` and `extra` are unused.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from apportion.runtime.worklist import NOT_QUEUED, wl_defer, wl_pop, wl_promote, wl_push
+
+
+@njit(cache=True, nogil=True)
+def cc_step(indptr, indices, weights, owner, me, labels, flags, queue, qstate, deferred, dstate, in_v, in_d,
+            threshold, budget, promote, out_v, out_d, out_dest, counts, extra):
+    if promote:
+        wl_promote(flags, queue, qstate, deferred, dstate, labels, threshold)
+    pushed = 0
+    for i in range(in_v.shape[0]):
+        v = in_v[i]
+        if in_d[i] < labels[v]:
+            labels[v] = in_d[i]
+            pushed += wl_push(flags, queue, qstate, dstate, v)
+    processed = 0
+    n_out = 0
+    edges = 0
+    capacity = out_v.shape[0]
+    while processed < budget and qstate[2] > 0:
+        v = queue[qstate[0]]
+        begin = indptr[v]
+        end = indptr[v + 1]
+        if labels[v] >= threshold:
+            wl_pop(flags, queue, qstate)
+            wl_defer(flags, deferred, dstate, v)  # still counted: it waits for the threshold to rise
+            continue
+        if n_out + (end - begin) > capacity:
+            break  # the out buffers are full: send them first
+        wl_pop(flags, queue, qstate)
+        flags[v] = NOT_QUEUED
+        processed += 1
+        label = labels[v]
+        for e in range(begin, end):
+            u = indices[e]
+            if label < labels[u]:
+                labels[u] = label
+                if owner[u] == me:
+                    pushed += wl_push(flags, queue, qstate, dstate, u)
+                else:
+                    out_v[n_out] = u
+                    out_d[n_out] = label
+                    out_dest[n_out] = owner[u]
+                    n_out += 1
+        edges += end - begin
+    counts[0] = processed
+    counts[1] = pushed
+    counts[2] = in_v.shape[0]
+    counts[3] = n_out
+    counts[4] = edges
+
+
+# -- topology-driven CC (seed 003 §5.1.4): hook + compress on edge segments, forests merged ------------------------
+@njit(cache=True, nogil=True)
+def forest_root(parent, v):
+    """The root of v's tree, halving the path on the way (every other vertex points to its grandparent)."""
+    while parent[v] != v:
+        parent[v] = parent[parent[v]]
+        v = parent[v]
+    return v
+
+
+@njit(cache=True, nogil=True)
+def forest_link(parent, u, v):
+    """Join the trees of u and v under the smaller root, so a root is always its tree's least vertex id."""
+    ru = forest_root(parent, u)
+    rv = forest_root(parent, v)
+    if ru < rv:
+        parent[rv] = ru
+    elif rv < ru:
+        parent[ru] = rv
+
+
+@njit(cache=True, nogil=True)
+def hook_segment(parent, sources, targets):
+    """Hook + compress every edge of one segment into this device's forest (a union-find over all n ids)."""
+    for i in range(sources.shape[0]):
+        forest_link(parent, sources[i], targets[i])
+
+
+@njit(cache=True, nogil=True)
+def merge_forest(parent, other):
+    """Fold another device's forest into `parent`: the same link operation on every (v, other's parent of v)."""
+    for v in range(other.shape[0]):
+        if other[v] != v:
+            forest_link(parent, v, other[v])
+
+
+@njit(cache=True, nogil=True)
+def forest_labels(parent, labels):
+    """labels[v] = the root of v = the least vertex id of v's component."""
+    for v in range(parent.shape[0]):
+        labels[v] = forest_root(parent, v)

@@ -1,0 +1,156 @@
+"""Graph placement: which device owns which vertex (seed 003 §4.6.1: "it then runs the partitioner (in our case,
+the METIS algorithm) to construct partitions of the graph by assigning an equal number of vertices to each GPU";
+§4.5: "each device statically maintains ownership of a contiguous memory segment").
+
+`place(graph, devices=2, method="partition", seed=0, speeds=None) -> Placement` is preprocessing, done once per
+graph and device set and passed to every app (`placement=`), so that many queries pay for it once; its time is
+reported apart (`Placement.time_s`), never in an app's `time_s`.
+
+Methods:
+- "partition" (default): the project's multilevel partitioner (`apportion.partition`) with block targets
+  proportional to the devices' speeds: `speeds` when given, else the devices' nominal peak FLOP/s when a list of
+  devices is given (a `ThrottledDevice` 3x slower gets a third of the share), else equal (measured speeds:
+  later work);
+- "ranges": equal contiguous ranges of vertex ids (Groute's fallback when partitioning fails);
+- "random": every vertex to a uniformly random device (seeded) — the worst case for communication.
+
+Every device holds the state of every vertex (the paper's choice for graphs that fit); ownership decides who
+processes a vertex, and the others keep halo copies only to filter useless updates.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from apportion.errors import InputError
+from apportion.graph.csr import Graph
+from apportion.partitioning.vertex.multilevel import partition
+
+METHODS = ("partition", "ranges", "random")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """`owner[v]` is the device (0..k-1) of vertex v; `k` devices; how it was made and how long it took."""
+
+    owner: np.ndarray
+    k: int
+    method: str
+    seed: int = 0
+    time_s: float = 0.0
+    cut: int = 0  # edges {u, v} whose ends have different owners
+
+    def __post_init__(self) -> None:
+        self.owner.setflags(write=False)
+
+    @property
+    def n(self) -> int:
+        return int(len(self.owner))
+
+    def sizes(self) -> np.ndarray:
+        """Vertices per device."""
+        return np.bincount(self.owner, minlength=self.k)
+
+    def check(self, graph: Graph, k: int | None = None) -> "Placement":
+        """This placement, after checking it fits `graph` (and `k` devices when given)."""
+        if self.n != graph.n:
+            raise InputError(f"placement has {self.n} vertices, the graph {graph.n}")
+        if k is not None and self.k != k:
+            raise InputError(f"placement is for {self.k} devices, the run has {k}")
+        return self
+
+
+def _device_count(devices) -> int:
+    if isinstance(devices, (int, np.integer)) and not isinstance(devices, bool):
+        count = int(devices)
+    elif isinstance(devices, (list, tuple)):
+        count = len(devices)
+    else:
+        raise InputError(f"devices must be a count or a list of devices, got {devices!r}")
+    if count < 1:
+        raise InputError(f"devices must be at least 1, got {count}")
+    return count
+
+
+def _targets(speeds, k: int, devices=None):
+    if speeds is None and isinstance(devices, (list, tuple)):
+        peaks = [getattr(device, "peak_flops", None) for device in devices]
+        if all(peak is not None and peak > 0 for peak in peaks) and len(set(peaks)) > 1:
+            speeds = peaks
+    if speeds is None:
+        return None
+    shares = np.asarray(speeds, dtype=np.float64)
+    if shares.shape != (k,) or not np.all(np.isfinite(shares)) or np.any(shares <= 0):
+        raise InputError(f"speeds must be {k} positive numbers, got {speeds!r}")
+    return shares / shares.sum()
+
+
+def ranges_owner(n: int, k: int) -> np.ndarray:
+    """Equal contiguous ranges: vertex v to device floor(v k / n)."""
+    return (np.arange(n, dtype=np.int64) * k // max(n, 1)).astype(np.int32)
+
+
+def cut_edges(graph: Graph, owner: np.ndarray) -> int:
+    """Undirected edges whose two ends have different owners."""
+    src = np.repeat(np.arange(graph.n, dtype=np.int64), np.diff(graph.indptr))
+    return int(np.count_nonzero(owner[src] != owner[graph.indices])) // 2
+
+
+def feasible_imbalance(n: int, k: int, targets=None) -> float:
+    """The partitioner's imbalance for a placement: 3 %, or what whole vertices need on a small graph (3
+    vertices cannot be split 1.5 + 1.5). Ownership needs balance, not the partitioner's hard 3 %."""
+    shares = np.full(k, 1.0 / k) if targets is None else np.asarray(targets, dtype=np.float64)
+    ideal = shares * n
+    needed = float(np.max(np.ceil(ideal - 1e-9) / np.maximum(ideal, 1e-300))) - 1.0
+    return max(0.03, needed + 1e-6)
+
+
+def place(graph: Graph, devices=2, method: str = "partition", seed: int = 0, speeds=None) -> Placement:
+    """Assign every vertex of `graph` to one of `devices` (a count or a list of devices).
+
+    Args:
+        graph: an `apportion.Graph`.
+        devices: how many devices (or the devices themselves: their count is used).
+        method: "partition" (default), "ranges" or "random" (module docstring).
+        seed: seeds the partitioner and the random placement.
+        speeds: relative device speeds (k positive numbers) for the partition's block targets; None = the
+            devices' peak FLOP/s when `devices` is a list of devices, else equal.
+
+    Returns a `Placement`. Raises InputError for an unknown method, a bad device count or bad speeds.
+    With more devices than vertices, or when no balanced partition exists, "partition" falls back to "ranges"
+    (the returned placement's `method` says so).
+    """
+    if not isinstance(graph, Graph):
+        raise InputError(f"place: expected an apportion.Graph, got {type(graph).__name__}")
+    if method not in METHODS:
+        raise InputError(f"unknown placement {method!r}; choose one of {', '.join(METHODS)}")
+    k = _device_count(devices)
+    targets = _targets(speeds, k, devices)
+    started = time.perf_counter()
+    n = graph.n
+    if method == "random":
+        owner = np.random.default_rng(seed).integers(0, k, size=n).astype(np.int32)
+    elif method == "ranges" or k == 1 or n < k:
+        owner = ranges_owner(n, k)
+    else:
+        try:
+            owner = np.ascontiguousarray(partition(graph, k, targets=targets, seed=seed,
+                                                   imbalance=feasible_imbalance(n, k, targets)).assignment,
+                                         dtype=np.int32)
+        except InputError:
+            # no balanced partition exists (heavy vertices): Groute's fallback, equal ranges
+            owner, method = ranges_owner(n, k), "ranges"
+    elapsed = time.perf_counter() - started
+    return Placement(owner=owner, k=k, method=method, seed=int(seed), time_s=elapsed, cut=cut_edges(graph, owner))
+
+
+def resolve_placement(placement, graph: Graph, devices: list, seed: int) -> Placement:
+    """A Placement for this run on `devices`: the one given (checked), or one made by its method name."""
+    if isinstance(placement, Placement):
+        return placement.check(graph, len(devices))
+    if isinstance(placement, str):
+        return place(graph, list(devices), method=placement, seed=seed)
+    raise InputError(f"placement must be one of {', '.join(METHODS)} or a Placement, got {placement!r}")

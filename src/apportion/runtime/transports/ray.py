@@ -1,0 +1,200 @@
+"""The Ray transport: one actor per device, the driver as host and router (seed 003 §3.1: "the same concepts
+of communication and routing can be implemented using message-passing interfaces").
+
+Every device becomes an actor holding its copy of the vertex values, its local worklist and the device itself
+(a `CPUDevice`, `ThrottledDevice`, ... shipped to the actor, whose `run` executes the same compiled step kernel
+as the threads transport). The driver keeps the work counter and the soft-priority threshold and routes
+segments: an actor's `step(batches, threshold, promote)` applies the incoming batches (SplitReceive on the
+ring: owned items kept, useless ones dropped, the rest passed on), processes a batch of its worklist and
+returns its outgoing messages (SplitSend) and counts; the driver adds the counts (before routing the messages:
+count before send) and queues each message for the actor the routing policy names. An actor is called again as
+soon as it has something to do; the driver waits on whichever call finishes first (`ray.wait`), so devices run
+asynchronously. Segments travel as NumPy arrays through Ray's object store.
+
+`cluster`: an address (`HOST:PORT`), else RAY_ADDRESS, else a local cluster (`platform.ray.connect`).
+A killed actor (`RayActorError`) or a device dying inside one (`DeviceFailure`) ends the attempt: the survivors'
+values are fetched and `DistributedWorklist` recovers on them as for threads.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from apportion.platform.device import DeviceFailure
+from apportion.platform.ray import actor_class, connect, kill_actors, ray_module
+from apportion.runtime.worklist import LocalWorklist, wl_min_deferred
+
+class WorklistActor:
+    """One device of a distributed worklist on a Ray actor (made one by `platform.ray.actor_class`): its values,
+    worklist and out buffers."""
+
+    def __init__(self, device, index, k, indptr, indices, owner, program, n, batch, out_capacity, splits):
+        self.device, self.me, self.k = device, index, k
+        self.indptr, self.indices = indptr, indices
+        self.owner, self.program, self.batch, self.splits = owner, program, batch, splits
+        self.values = np.full(n, program.initial_value, dtype=program.dtype)
+        self.worklist = LocalWorklist(n)
+        self.extra = program.make_extra(n)
+        self.out_v = np.empty(out_capacity, dtype=np.int64)
+        self.out_d = np.empty(out_capacity, dtype=program.dtype)
+        self.out_dest = np.empty(out_capacity, dtype=np.int32)
+        self.counts = np.zeros(6, dtype=np.int64)
+
+    def step(self, batches, threshold, promote):
+        program, me = self.program, self.me
+        own_v, own_d, forwards, dropped = [], [], [], 0
+        for vertices, values in batches:
+            if self.splits or self.k == 1:
+                own_v.append(vertices)
+                own_d.append(values)
+                continue
+            ov, od, fv, fd, gone = program.on_receive(me, self.owner, self.values, vertices, values)
+            own_v.append(ov)
+            own_d.append(od)
+            dropped += int(gone)
+            if len(fv):
+                forwards.append((fv, fd))
+        in_v = np.concatenate(own_v) if own_v else np.empty(0, dtype=np.int64)
+        in_d = np.concatenate(own_d) if own_d else np.empty(0, dtype=program.dtype)
+        wl = self.worklist
+        flags, queue, qstate, deferred, dstate = wl.arrays()
+        started = time.time()
+        self.device.run(program.kernel, self.indptr, self.indices, program.weights, self.owner, me,
+                        self.values, flags, queue, qstate, deferred, dstate, in_v, in_d, float(threshold),
+                        self.batch, bool(promote), self.out_v, self.out_d, self.out_dest, self.counts,
+                        self.extra)
+        finished = time.time()
+        processed, pushed, consumed_in, n_out, edges = (int(c) for c in self.counts[:5])
+        messages = [(None, fv, fd) for fv, fd in forwards]
+        if n_out and self.splits:
+            v, d, bounds = program.on_send(self.out_v, self.out_d, self.out_dest, n_out, self.k)
+            messages += [(o, v[bounds[o]:bounds[o + 1]], d[bounds[o]:bounds[o + 1]])
+                         for o in range(self.k) if bounds[o + 1] > bounds[o]]
+        elif n_out:
+            messages.append((None, self.out_v[:n_out].copy(), self.out_d[:n_out].copy()))
+        min_deferred = wl_min_deferred(flags, deferred, dstate, self.values) if wl.queued == 0 else np.inf
+        return {"processed": processed, "produced": pushed + n_out,
+                "consumed": processed + consumed_in + dropped, "edges": edges, "messages": messages,
+                "queued": wl.queued, "deferred": wl.deferred_count, "min_deferred": float(min_deferred),
+                "started": started, "finished": finished}
+
+    def ready(self):
+        return True
+
+    def output(self):
+        return self.program.output(self)
+
+    def values_array(self):
+        return self.values
+
+
+def run_ray(run, seeds: np.ndarray, seed_values: np.ndarray, cluster: str | None = None) -> None:
+    """Run the distributed worklist `run` on one Ray actor per device; fills the states' counters and values
+    (the owners' output entries) so that `DistributedWorklist.run` gathers them as for threads."""
+    ray = ray_module()
+    connect(cluster, local_cpus=max(2, run.k) if cluster is None else None)
+    cpus = float(ray.cluster_resources().get("CPU", 1.0))
+    per_actor = min(1.0, cpus / run.k)  # more devices than CPUs still start (they share)
+    indptr, indices = ray.put(run.graph.indptr), ray.put(run.graph.indices)  # top-level refs: resolved
+    splits = getattr(run.policy, "splits_by_owner", False)
+    n = run.graph.n
+    out_capacity = len(run.states[0].out_v)
+    made = actor_class(WorklistActor)
+    actors = [made.options(num_cpus=per_actor).remote(state.device, state.index, run.k, indptr, indices,
+                                                      run.owner, run.program, n, run.batch, out_capacity, splits)
+              for state in run.states]
+    try:
+        _drive(run, actors, seeds, seed_values, ray)
+        if any(state.failed for state in run.states):
+            # the caller recovers from the survivors' values (DistributedWorklist._recover)
+            for state, actor in zip(run.states, actors):
+                if not state.failed:
+                    state.values = ray.get(actor.values_array.remote())
+            return
+        outputs = ray.get([actor.output.remote() for actor in actors])
+    finally:
+        kill_actors(actors)
+    for state, output in zip(run.states, outputs):
+        state.gathered = output
+
+
+def _device_failed(exc, ray) -> bool:
+    """True when a step failed because its device died (a killed actor, or DeviceFailure inside it)."""
+    if isinstance(exc, ray.exceptions.RayActorError):
+        return True
+    return isinstance(exc, ray.exceptions.RayTaskError) and isinstance(exc.cause, DeviceFailure)
+
+
+def _raise_cause(exc, ray):
+    if isinstance(exc, ray.exceptions.RayTaskError) and exc.cause is not None:
+        raise exc.cause from None
+    raise exc
+
+
+def _drive(run, actors, seeds, seed_values, ray) -> None:
+    """The driver: host (seeds, work count, threshold) and router (queues each message for its next actor)."""
+    k = run.k
+    pending: list[list] = [[] for _ in range(k)]
+    has_work = [False] * k
+    seen = [run.priority.threshold] * k
+    busy: dict = {}
+    for i in range(k):  # a device holds nothing before its first call: its idle claim (0 deferred) holds
+        run.priority.idle(i, 0, np.inf)
+    run.counter.start(len(seeds))
+    owners = run.owner[seeds]
+    for device in range(k):
+        mine = owners == device
+        if mine.any():
+            pending[device].append((seeds[mine], seed_values[mine]))
+            # the driver routes: its messages are counted on the (otherwise idle) router object, as on threads
+            run.router.packets_sent += 1
+            run.router.bytes_sent += int(seeds[mine].nbytes + seed_values[mine].nbytes)
+    while not run.counter.finished:
+        working = set(busy.values())
+        for i in range(k):
+            if i in working:
+                continue
+            promote = run.priority.threshold > seen[i]
+            if pending[i] or has_work[i] or promote:
+                if pending[i]:
+                    run.priority.busy(i)
+                seen[i] = run.priority.threshold
+                busy[actors[i].step.remote(pending[i], seen[i], promote)] = i
+                pending[i] = []
+        if not busy:
+            raise RuntimeError("ray transport: work remains but no device can take it (a protocol error)")
+        done, _ = ray.wait(list(busy), num_returns=1)
+        i = busy.pop(done[0])
+        try:
+            report = ray.get(done[0])
+        except Exception as exc:  # noqa: BLE001 - sorted below
+            if not _device_failed(exc, ray):
+                _raise_cause(exc, ray)
+            run.states[i].failed = True
+            now = time.time() - run.t0_wall
+            run.trace.add(run.trace_index[i], 0, "failed", now, now + 1e-6)
+            for ref in busy:  # let the others finish their step, then stop this attempt
+                try:
+                    ray.get(ref)
+                except Exception as other:  # noqa: BLE001
+                    if not _device_failed(other, ray):
+                        _raise_cause(other, ray)
+                    run.states[busy[ref]].failed = True
+            return
+        state = run.states[i]
+        state.work_items += report["processed"]
+        state.edges += report["edges"]
+        state.batches += 1
+        run.counter.add(report["produced"], report["consumed"])  # count before the messages move on
+        run.trace.add(run.trace_index[i], 0, "compute", report["started"] - run.t0_wall,
+                      report["finished"] - run.t0_wall, chunks=report["processed"])
+        for owner, vertices, values in report["messages"]:
+            target = run.policy(i, owner, k)[0]
+            pending[target].append((vertices, values))
+            run.router.packets_sent += 1
+            run.router.bytes_sent += int(vertices.nbytes + values.nbytes)
+        has_work[i] = report["queued"] > 0
+        if report["queued"] == 0 and run.priority.enabled:
+            run.priority.idle(i, report["deferred"], report["min_deferred"])

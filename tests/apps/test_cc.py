@@ -1,0 +1,79 @@
+"""Multi-device connected components equal SciPy's (relabelled by least id) on every configuration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import apportion
+from apportion.apps.cc import cc_reference, connected_components
+from apportion.errors import InputError
+from apportion.graph.csr import Graph
+from apportion.graph.generate import generate
+from apportion.platform.cpu import CPUDevice
+from apportion.platform.faulty import FaultyDevice
+
+from _runtime_graphs import run_options, small_graphs
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graph=small_graphs(), options=run_options, priority=st.sampled_from(["off", 1, 4.5]))
+def test_worklist_components_equal_scipy(graph, options, priority):
+    expected = cc_reference(graph)
+    result = connected_components(graph, method="worklist", priority_delta=priority, **options)
+    np.testing.assert_array_equal(result.values, expected)
+    assert result.work_items >= graph.n  # every vertex starts as an item
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graph=small_graphs(), devices=st.sampled_from([1, 2, 4]), segment=st.sampled_from([1, 3, 1 << 16]))
+def test_topology_components_equal_scipy(graph, devices, segment):
+    result = connected_components(graph, devices=devices, segment=segment)
+    np.testing.assert_array_equal(result.values, cc_reference(graph))
+    assert result.work_items == graph.m  # every edge hooked once
+    assert result.messages == -(-graph.m // segment)
+
+
+@pytest.mark.parametrize("fail_on_call", [1, 2, 4])
+def test_topology_components_survive_a_dead_device(fail_on_call):
+    graph = generate("delaunay", 2000, seed=3)
+    devices = [CPUDevice(1), FaultyDevice(CPUDevice(1), fail_on_call, name="faulty"), CPUDevice(1)]
+    result = connected_components(graph, devices=devices, segment=200)
+    np.testing.assert_array_equal(result.values, cc_reference(graph))
+
+
+def test_reference_labels_by_least_id():
+    graph = Graph.from_edges([3, 1, 5], [4, 3, 6], n=8)
+    assert cc_reference(graph).tolist() == [0, 1, 2, 1, 1, 5, 5, 7]
+
+
+@pytest.mark.parametrize("devices", [1, 2, 4])
+@pytest.mark.parametrize("method", ["topology", "worklist"])
+def test_components_on_a_graph_of_isolated_vertices(devices, method):
+    graph = Graph.from_edges([], [], n=5)
+    assert connected_components(graph, devices=devices, method=method).values.tolist() == [0, 1, 2, 3, 4]
+
+
+def test_least_label_first_labels_a_connected_graph_with_n_work_items():
+    graph = generate("delaunay", 1500, seed=2)
+    result = connected_components(graph, method="worklist", devices=4, placement="random", priority_delta=1,
+                                  batch=9)
+    assert result.values.tolist() == [0] * graph.n
+    assert result.work_items == graph.n and result.priority_raises == 0
+
+
+def test_exported_and_checked():
+    assert apportion.connected_components is connected_components
+    with pytest.raises(InputError):
+        connected_components("graph")
+    with pytest.raises(InputError):
+        connected_components(Graph.from_edges([0], [1], n=2), devices=0)
+    with pytest.raises(InputError):
+        connected_components(Graph.from_edges([0], [1], n=2), priority_delta="auto")
+    for bad in ({"method": "hook"}, {"segment": 0}, {"transport": "mpi"}):
+        with pytest.raises(InputError):
+            connected_components(Graph.from_edges([0], [1], n=2), **bad)

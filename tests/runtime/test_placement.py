@@ -1,0 +1,74 @@
+"""Placement: ranges, random and partition owners; checks; bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from apportion.errors import InputError
+from apportion.graph.generate import generate
+from apportion.platform.cpu import CPUDevice
+from apportion.platform.throttled import ThrottledDevice
+from apportion.runtime.placement import Placement, cut_edges, place, resolve_placement
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return generate("delaunay", 600, seed=3)
+
+
+def test_ranges_are_equal_contiguous_blocks(graph):
+    placement = place(graph, 4, method="ranges")
+    assert np.all(np.diff(placement.owner) >= 0)
+    assert placement.sizes().tolist() == [150, 150, 150, 150]
+    assert placement.cut == cut_edges(graph, placement.owner)
+
+
+def test_random_is_seeded(graph):
+    first, second = place(graph, 3, method="random", seed=5), place(graph, 3, method="random", seed=5)
+    assert np.array_equal(first.owner, second.owner) and set(np.unique(first.owner)) == {0, 1, 2}
+    assert not np.array_equal(first.owner, place(graph, 3, method="random", seed=6).owner)
+
+
+def test_partition_balances_and_cuts_far_less_than_random(graph):
+    placement = place(graph, 2, method="partition", seed=0)
+    sizes = placement.sizes()
+    assert sizes.sum() == graph.n and sizes.max() <= np.ceil(1.03 * graph.n / 2)
+    assert placement.cut * 4 < place(graph, 2, method="random").cut
+    assert placement.time_s > 0
+
+
+def test_speeds_set_the_block_targets(graph):
+    sizes = place(graph, 2, method="partition", speeds=[3, 1]).sizes()
+    assert abs(sizes[0] - 450) <= 15 and abs(sizes[1] - 150) <= 15
+
+
+def test_a_list_of_devices_gives_targets_from_their_peak_speeds(graph):
+    devices = [CPUDevice(1), ThrottledDevice(CPUDevice(1), 3.0)]
+    sizes = place(graph, devices, method="partition").sizes()
+    assert abs(sizes[0] - 450) <= 15 and abs(sizes[1] - 150) <= 15
+    equal = place(graph, [CPUDevice(1), CPUDevice(1)], method="partition").sizes()
+    assert abs(equal[0] - 300) <= 10
+
+
+def test_devices_may_be_a_list_and_more_devices_than_vertices_fall_back_to_ranges():
+    tiny = generate("delaunay", 3, seed=0)
+    placement = place(tiny, [CPUDevice(1) for _ in range(5)], method="partition")
+    assert placement.k == 5 and placement.sizes().sum() == 3
+
+
+def test_bad_placements_are_refused(graph):
+    with pytest.raises(InputError):
+        place(graph, 2, method="metis")
+    with pytest.raises(InputError):
+        place(graph, 0)
+    with pytest.raises(InputError):
+        place(graph, 2, speeds=[1, -1])
+    with pytest.raises(InputError):
+        place("not a graph", 2)
+    with pytest.raises(InputError):
+        resolve_placement(place(graph, 2, method="ranges"), graph, [CPUDevice(1)] * 3, 0)
+    with pytest.raises(InputError):
+        Placement(np.zeros(5, dtype=np.int32), 2, "ranges").check(graph)
+    with pytest.raises(InputError):
+        resolve_placement(42, graph, [CPUDevice(1)] * 2, 0)

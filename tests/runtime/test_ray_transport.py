@@ -1,0 +1,68 @@
+"""The Ray transport: the same results as the references on a local 2-CPU cluster (one actor per device)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from apportion.apps.bfs import bfs, bfs_reference
+from apportion.apps.cc import cc_reference, connected_components
+from apportion.apps.pagerank import pagerank, pagerank_reference
+from apportion.apps.sssp import sssp, sssp_reference
+from apportion.errors import InputError
+from apportion.graph.generate import generate
+from apportion.platform.cpu import CPUDevice
+from apportion.platform.faulty import FaultyDevice
+from apportion.platform.throttled import ThrottledDevice
+
+pytestmark = [pytest.mark.ray, pytest.mark.timeout(600)]
+
+GRAPH = generate("delaunay", 1200, seed=4)
+
+
+def test_bfs_and_sssp_on_ray_equal_the_references(local_ray):
+    levels = bfs(GRAPH, 5, devices=2, routing="ring", transport="ray", batch=64)
+    np.testing.assert_array_equal(levels.values, bfs_reference(GRAPH, 5))
+    assert levels.messages > 2 and levels.transport == "ray"
+    devices = [CPUDevice(1), ThrottledDevice(CPUDevice(1), 2.0)]
+    distances = sssp(GRAPH, 5, devices=devices, routing="direct", placement="random", transport="ray", batch=64)
+    np.testing.assert_array_equal(distances.values, sssp_reference(GRAPH, 5))
+    assert distances.priority_raises > 0
+
+
+def test_pagerank_and_worklist_cc_on_ray(local_ray):
+    ranks = pagerank(GRAPH, devices=3, routing="direct", transport="ray")
+    assert np.abs(ranks.values - pagerank_reference(GRAPH)).sum() <= 1e-3
+    labels = connected_components(GRAPH, devices=2, method="worklist", transport="ray", placement="ranges")
+    np.testing.assert_array_equal(labels.values, cc_reference(GRAPH))
+
+
+def test_topology_cc_has_no_ray_transport_yet():
+    with pytest.raises(InputError):
+        connected_components(GRAPH, transport="ray")
+
+
+class DyingDevice(CPUDevice):
+    """A device whose process exits on its `die_on`-th run: on Ray its actor dies (RayActorError)."""
+
+    def __init__(self, die_on: int, name: str):
+        super().__init__(1, name=name)
+        self.die_on = die_on
+        self.calls = 0
+
+    def _execute(self, kernels, args):
+        self.calls += 1
+        if self.calls >= self.die_on:
+            os._exit(1)
+        return super()._execute(kernels, args)
+
+
+def test_a_device_dying_in_an_actor_and_a_killed_actor_do_not_change_results(local_ray):
+    local_ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import this module
+    devices = [CPUDevice(1, name="a"), FaultyDevice(CPUDevice(1), 3, name="faulty"), DyingDevice(4, name="dying")]
+    result = sssp(GRAPH, 0, devices=devices, transport="ray", placement="random", batch=16)
+    np.testing.assert_array_equal(result.values, sssp_reference(GRAPH, 0))
+    assert sorted(result.failures) == ["dying", "faulty"]
