@@ -172,3 +172,24 @@ def test_platform_cpu_device_reports_dedicated_time_for_serial_kernels_only():
     parallel = CPUDevice(2).run({"cpu": _square, "cpu_parallel": lambda x: x * x}, np.arange(10.0)).timing
     assert parallel.dedicated_s is None
     assert Timing(compute_s=1.0).dedicated_s is None  # the field is optional (old callers unchanged)
+
+
+def test_platform_auto_warns_when_gpus_are_left_out_for_want_of_cupy(monkeypatch):
+    import apportion.platform.platform as platform_module
+
+    monkeypatch.setattr(platform_module, "cuda_device_count", lambda: 0)
+    monkeypatch.setattr(platform_module, "cupy_available", lambda: False)
+    monkeypatch.setattr(platform_module, "nvidia_gpus_present", lambda: 2)
+    with pytest.warns(UserWarning, match="2 NVIDIA GPU.*CuPy"):
+        platform = platform_module.Platform.detect()
+    assert [d.kind for d in platform] == ["cpu"]
+
+
+def test_platform_auto_is_silent_without_gpus(monkeypatch, recwarn):
+    import apportion.platform.platform as platform_module
+
+    monkeypatch.setattr(platform_module, "cuda_device_count", lambda: 0)
+    monkeypatch.setattr(platform_module, "cupy_available", lambda: False)
+    monkeypatch.setattr(platform_module, "nvidia_gpus_present", lambda: 0)
+    platform_module.Platform.detect()
+    assert not [w for w in recwarn if "CuPy" in str(w.message)]

@@ -50,3 +50,16 @@ def test_schedule_cli_bad_platform_file_names_key(cli, tmp_path):
     bad.write_text('[[device]]\nname = "x"\ntype = "simulated"\npeak_gflops = "fast"\nmemory_bandwidth_gbs = 1\n')
     out = cli("schedule", "matmul", "--platform", bad)
     assert out.returncode == 2 and "device[0].peak_gflops" in out.stderr and str(bad) in out.stderr
+
+
+def test_schedule_cli_platform_auto_says_when_gpus_are_left_out(monkeypatch, capsys):
+    import apportion.platform.platform as platform_module
+    from apportion.cli.common import platform_argument
+
+    monkeypatch.setattr(platform_module, "cuda_device_count", lambda: 0)
+    monkeypatch.setattr(platform_module, "cupy_available", lambda: False)
+    monkeypatch.setattr(platform_module, "nvidia_gpus_present", lambda: 1)
+    platform = platform_argument("auto")
+    assert [d.kind for d in platform] == ["cpu"]
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("apportion: warning: --platform auto: 1 NVIDIA GPU")

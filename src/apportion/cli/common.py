@@ -254,3 +254,18 @@ def parse_number_list(text: str, what: str, cast=float) -> list:
         if len(values) > MAX_LIST_ENTRIES:
             raise InputError(f"{what}: more than {MAX_LIST_ENTRIES:,} entries")
     return values
+
+
+def platform_argument(spec: str):
+    """`resolve_platform(spec)` for a command's --platform; library warnings (a GPU that `auto` leaves out)
+    are printed at once as `apportion: warning: …` lines on stderr."""
+    import warnings
+
+    from apportion.platform.platform import resolve_platform
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        platform = resolve_platform(spec)
+    for item in caught:
+        sys.stderr.write(f"apportion: warning: {str(item.message).splitlines()[0]}\n")
+    return platform

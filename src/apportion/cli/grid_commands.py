@@ -7,7 +7,7 @@ import argparse
 import numpy as np
 
 from apportion.checks import check_seed, check_shares, integer
-from apportion.cli.common import add_command, check_outputs, emit_json, parse_number_list, print_table
+from apportion.cli.common import add_command, check_outputs, emit_json, parse_number_list, platform_argument, print_table
 from apportion.errors import InputError
 from apportion.ui import progress
 
@@ -117,8 +117,6 @@ def _pick_device(platform, key: str):
 def _perf_build(args: argparse.Namespace) -> int:
     from apportion.apps.heat import BENCH_COMMS, BENCH_SIZES, benchmark_case
     from apportion.perfmodel.bench import bench_options, build_table, save_table, workload_grid
-    from apportion.platform import resolve_platform
-
     if not str(args.output).endswith((".json", ".npz")):
         raise InputError("-o: table file must end in .json or .npz")
     check_outputs([args.output], [args.platform])
@@ -126,7 +124,7 @@ def _perf_build(args: argparse.Namespace) -> int:
         integer(args.processors, "--processors", low=1)
     options = bench_options(args.preset, samples=args.samples, min_sample_s=args.min_sample_s,
                             statistic=args.statistic, clock=args.clock)
-    platform = resolve_platform(args.platform)
+    platform = platform_argument(args.platform)
     try:
         grid_sizes, grid_comms = BENCH_SIZES, BENCH_COMMS
         if args.grid:
@@ -188,8 +186,6 @@ def parse_grid(text: str, option: str = "--grid") -> tuple[int, int]:
 
 
 def _stencil(args: argparse.Namespace) -> int:
-    from apportion.platform import resolve_platform
-
     rows, cols = parse_grid(args.grid)
     check_seed(args.seed, name="--seed")
     tables = None
@@ -200,7 +196,7 @@ def _stencil(args: argparse.Namespace) -> int:
     if args.steps is not None and args.steps < 0:
         raise InputError("--steps must be ≥ 0")
     cluster = args.cluster or ("local" if args.ray else None)
-    platform = resolve_platform(args.platform)
+    platform = platform_argument(args.platform)
     try:
         if args.application == "heat":
             from apportion.apps.heat import run_heat

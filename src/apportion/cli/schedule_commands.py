@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from apportion.checks import check_seed, integer
-from apportion.cli.common import add_command, check_outputs, emit_json
+from apportion.cli.common import add_command, check_outputs, emit_json, platform_argument
 from apportion.errors import InputError
 from apportion.ui import progress
 
@@ -44,7 +44,7 @@ def register(subparsers) -> None:
 
 
 def _platform(args):
-    from apportion.platform.platform import Platform, resolve_platform
+    from apportion.platform.platform import Platform
 
     if args.cluster:
         from apportion.platform.ray import RayDevice, connect
@@ -55,7 +55,7 @@ def _platform(args):
             if args.workers < 1:
                 raise InputError("--workers: must be >= 1")
             return Platform([RayDevice(name=f"ray{i}") for i in range(args.workers)], name="ray-cluster")
-    return resolve_platform(args.platform)
+    return platform_argument(args.platform)
 
 
 def run_schedule_command(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ and copies CuPy results back (transfer). Bundled work is one transfer each way a
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -23,6 +24,23 @@ def _cupy():
     except Exception as exc:  # ImportError, or CUDA libraries missing
         raise UnavailableError(f"CUDA device needs CuPy and a GPU: {exc}") from None
     return cupy
+
+
+def cupy_available() -> bool:
+    """True when CuPy imports (with its CUDA libraries)."""
+    try:
+        _cupy()
+    except UnavailableError:
+        return False
+    return True
+
+
+def nvidia_gpus_present() -> int:
+    """NVIDIA GPUs the driver shows (/proc/driver/nvidia/gpus), whether or not CuPy can use them."""
+    try:
+        return sum(1 for _ in os.scandir("/proc/driver/nvidia/gpus"))
+    except OSError:
+        return 0
 
 
 def cuda_device_count() -> int:

@@ -170,6 +170,15 @@ class Device:
             else self._execute_with_work(kernels, args, work)
         return Execution(result=result, timing=timing, started=started, finished=time.perf_counter())
 
+    def warm_up(self, kernels: KernelSet | Callable | Mapping, *args: Any) -> float:
+        """Run `kernels` once, untimed, so that no timed run pays for compilation (Numba's first call, CuPy's
+        kernel build, a Ray worker's import); returns the seconds it took. Wrappers warm the device they wrap
+        (a throttled device does not sleep through its inner device's compilation; a faulty one does not count
+        the warm-up as a run); simulated devices have nothing to warm."""
+        started = time.perf_counter()
+        self._execute(kernels, args)
+        return time.perf_counter() - started
+
     def _execute(self, kernels, args) -> tuple[Any, Timing]:  # pragma: no cover - abstract
         raise NotImplementedError
 

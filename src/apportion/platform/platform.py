@@ -25,6 +25,7 @@ Every error names the file and the key: `platform.toml: device[2].peak_gflops: m
 from __future__ import annotations
 
 import tomllib
+import warnings
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -35,7 +36,7 @@ from apportion._registry import Registry
 from apportion.checks import thread_pool_size
 from apportion.errors import InputError
 from apportion.platform.cpu import CPUDevice, host_core_count
-from apportion.platform.cuda import CUDADevice, cuda_device_count
+from apportion.platform.cuda import CUDADevice, cuda_device_count, cupy_available, nvidia_gpus_present
 from apportion.platform.device import Device, LinkCost
 from apportion.platform.ray import RayDevice
 from apportion.platform.simulated import DeviceModel, SimulatedDevice
@@ -112,8 +113,12 @@ class Platform:
     @staticmethod
     def detect(cpu_threads: int | None = None) -> "Platform":
         """This machine: one CPUDevice over the host cores (minus one per GPU, which a host thread drives) and a
-        CUDADevice per GPU CuPy sees."""
+        CUDADevice per GPU CuPy sees. Warns (UserWarning, one line) when the driver shows NVIDIA GPUs that are
+        left out because CuPy is missing."""
         gpus = cuda_device_count()
+        if gpus == 0 and nvidia_gpus_present() and not cupy_available():
+            warnings.warn(f"--platform auto: {nvidia_gpus_present()} NVIDIA GPU(s) left out because CuPy is not "
+                          "installed (pip install cupy-cuda12x); only the CPU is used", stacklevel=2)
         threads = cpu_threads or max(1, min(host_core_count(), thread_pool_size()) - gpus)
         devices: list[Device] = [CPUDevice(threads=threads, name="cpu")]
         devices += [CUDADevice(i) for i in range(gpus)]

@@ -113,6 +113,9 @@ class SimulatedDevice(Device):
         """The model's Timing for one run of `work` (no computation)."""
         return self.model.timing(work)
 
+    def warm_up(self, kernels, *args) -> float:
+        return 0.0  # a model has nothing to compile
+
     def _execute(self, kernels, args) -> tuple[Any, Timing]:
         raise InputError(f"simulated device {self.name}: run(...) needs work=Work(...) to know its time")
 

@@ -35,6 +35,9 @@ class ThrottledDevice(Device):
     def select(self, kernels):
         return self.inner.select(kernels)
 
+    def warm_up(self, kernels, *args) -> float:
+        return self.inner.warm_up(kernels, *args)
+
     def _execute(self, kernels, args) -> tuple[Any, Timing]:
         execution = self.inner.run(kernels, *args)
         inner = execution.timing

@@ -5,12 +5,18 @@ load is scheduled") under one policy, which may learn between rounds (HASS adapt
 Simulated platforms run in the discrete-event simulator, real ones on threads (CPU, throttled, CUDA devices) or
 Ray actors. The result, a `Schedule`, carries per-round makespans and shares, the Trace, the oracle makespan
 (simulated platforms), training time of trained policies, and the assembled result of the last round.
+
+On real platforms every device first runs the workload's kernel once, untimed, all devices at the same time
+(`warm_up`): a first call compiles, and a timed compiling call made HASS's profile, min-min's table and Qilin's
+lines describe the compiler instead of the device. The trace's events say so, and `Schedule.warmup_s` is its cost
+(not in the makespans).
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -18,6 +24,7 @@ import numpy as np
 
 from apportion.checks import integer
 from apportion.errors import ApportionError, InputError
+from apportion.platform.device import DeviceFailure
 from apportion.platform.platform import Platform, resolve_platform
 from apportion.schedule.execute import execute_round
 from apportion.schedule.oracle import oracle_split
@@ -75,6 +82,7 @@ class Schedule:
     oracle_makespan: float | None = None
     oracle_shares: list[float] | None = None
     training_s: float = 0.0
+    warmup_s: float = 0.0
     converged_at: int | None = None
     policy_state: dict = field(default_factory=dict)
     result: Any = None
@@ -93,7 +101,7 @@ class Schedule:
                 "workload": self.workload, "chunks": self.n_chunks, "simulated": self.simulated,
                 "makespans": self.makespans, "shares": self.shares,
                 "oracle_makespan": self.oracle_makespan, "oracle_shares": self.oracle_shares,
-                "training_s": self.training_s, "converged_at": self.converged_at,
+                "training_s": self.training_s, "warmup_s": self.warmup_s, "converged_at": self.converged_at,
                 "overhead_s": [r.overhead_s for r in self.rounds],
                 "overhead_per_decision_us": [1e6 * r.overhead_s / max(1, r.decisions) for r in self.rounds],
                 "failures": [f for r in self.rounds for f in r.failures],
@@ -113,6 +121,44 @@ def _probe(platform: Platform, workload: Workload):
     return probe
 
 
+def _probe_together(platform: Platform, probe):
+    """probe_together(sizes): every device runs its list of chunk counts, all devices at the same time (one
+    thread each, as in a round), so a device is measured under the load of the others."""
+    def probe_together(sizes):
+        if platform.simulated:
+            return [[probe(d, k) for k in device_sizes] for d, device_sizes in enumerate(sizes)]
+        return _on_every_device(len(sizes), lambda d: [probe(d, k) for k in sizes[d]])
+    return probe_together
+
+
+def _on_every_device(n_devices: int, task) -> list:
+    """[task(0), ..., task(n - 1)], each in its own thread, all at the same time; re-raises the first error."""
+    with ThreadPoolExecutor(max_workers=max(1, n_devices), thread_name_prefix="apportion-probe") as pool:
+        return list(pool.map(task, range(n_devices)))
+
+
+def warm_up(platform: Platform, workload: Workload, trace: Trace | None = None) -> float:
+    """Run every device's kernels once on one chunk, untimed and all devices at the same time, before any timed
+    run (profiling, training, round 0): a first call compiles (Numba, CuPy) and cost HASS's profile and
+    min-min's table 20x the steady time. Returns the wall seconds; the trace gets an event saying so.
+    Simulated platforms have nothing to warm (0.0)."""
+    if platform.simulated:
+        return 0.0
+    def warm(d: int) -> str:
+        try:
+            return f"{platform[d].name} {platform[d].warm_up(workload.kernels, *workload.payload((0,))):.3g} s"
+        except DeviceFailure as exc:  # a dead device fails again in round 0, where its work is re-queued
+            return f"{platform[d].name} failed ({exc})"
+
+    started = time.perf_counter()
+    per_device = _on_every_device(len(platform), warm)
+    seconds = time.perf_counter() - started
+    if trace is not None:
+        trace.events.append(f"warm-up: every device ran its kernel once, untimed, before the first timed run "
+                            f"({seconds:.3g} s; {', '.join(per_device)})")
+    return seconds
+
+
 def run_schedule(workload: Workload, platform, policy: str | Policy = "hass", rounds: int = 1, *,
                  compute: bool = True, policy_options: dict | None = None) -> Schedule:
     """Run `rounds` rounds of `workload` on `platform` under `policy`; return the Schedule.
@@ -129,6 +175,8 @@ def run_schedule(workload: Workload, platform, policy: str | Policy = "hass", ro
     devices = platform.devices
     trace = Trace(device_names=[d.name for d in devices])
     probe = _probe(platform, workload)
+    probe_together = _probe_together(platform, probe)
+    warmup_s = warm_up(platform, workload, trace)
     alive = [True] * len(devices)
     total_work = workload.work(range(workload.n_chunks))
     records: list[RoundRecord] = []
@@ -137,7 +185,8 @@ def run_schedule(workload: Workload, platform, policy: str | Policy = "hass", ro
     for r in track(range(rounds), "rounds"):
         workload.reset()
         ctx = RoundContext(round_index=r, n_chunks=workload.n_chunks, bundles=[d.bundles for d in devices],
-                           peak_flops=[d.peak_flops for d in devices], probe=probe, alive=list(alive))
+                           peak_flops=[d.peak_flops for d in devices], probe=probe, alive=list(alive),
+                           probe_together=probe_together)
         plan = policy_object.plan(ctx)
         if r == 0:
             training = float(getattr(policy_object, "training_s", 0.0))
@@ -168,7 +217,7 @@ def run_schedule(workload: Workload, platform, policy: str | Policy = "hass", ro
                     simulated=platform.simulated,
                     oracle_makespan=None if oracle is None else oracle.makespan,
                     oracle_shares=None if oracle is None else oracle.shares.tolist(),
-                    training_s=float(getattr(policy_object, "training_s", 0.0)),
+                    training_s=float(getattr(policy_object, "training_s", 0.0)), warmup_s=warmup_s,
                     converged_at=getattr(policy_object, "converged_at", None),
                     policy_state=policy_object.describe(), result=result)
 

@@ -28,7 +28,11 @@ from apportion.schedule.pool import split_counts
 class RoundContext:
     """What a policy may know when it plans a round: device count and kinds, chunk count, and `probe`, a
     callable `probe(device_index, n_chunks) -> seconds` that measures (or, simulated, predicts) one run of the
-    first `n_chunks` chunks outside the round (training; its cost is reported as training time)."""
+    first `n_chunks` chunks outside the round (training; its cost is reported as training time), and
+    `probe_together`, `probe_together(sizes) -> times` with `sizes[d]` a list of chunk counts for device d:
+    every device runs its list (in order) at the same time as the others, as they will run in the rounds,
+    and `times[d][i]` is the seconds of run i of device d. Every device's kernels are warm before either is
+    called (real platforms run a warm-up first)."""
 
     round_index: int
     n_chunks: int
@@ -36,10 +40,17 @@ class RoundContext:
     peak_flops: list[float | None]
     probe: object = None
     alive: list[bool] = field(default_factory=list)
+    probe_together: object = None
 
     @property
     def n_devices(self) -> int:
         return len(self.bundles)
+
+    def probe_devices(self, sizes: Sequence[Sequence[int]]) -> list[list[float]]:
+        """`probe_together(sizes)` when given, else every device probed in turn with `probe`."""
+        if self.probe_together is not None:
+            return self.probe_together(sizes)
+        return [[self.probe(d, k) for k in device_sizes] for d, device_sizes in enumerate(sizes)]
 
 
 class RoundPlan:

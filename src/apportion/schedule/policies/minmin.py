@@ -1,9 +1,9 @@
 """Min-min (seed 000 ch. 3.4, after [78]): a static list heuristic over an expected-time-to-compute table.
 
-Before the first round every device runs one chunk (training, reported as training time) to fill the ETC
-entry etc[d] (seconds per chunk). Then, repeatedly, among all unassigned chunks and all devices, the pair with
-the minimum completion time ready[d] + etc[d] is fixed (with equal chunks this is: the next chunk goes to the
-device that would finish it first). Each chunk is its own task: one run per chunk, no bundling, no stealing.
+Before the first round every device runs one chunk (training, reported as training time; all devices at the
+same time, on warm kernels) to fill the ETC entry etc[d] (seconds per chunk). Then, repeatedly, among all
+unassigned chunks and all devices, the pair with the minimum completion time ready[d] + etc[d] is fixed (with
+equal chunks this is: the next chunk goes to the device that would finish it first). Each chunk is its own task: one run per chunk, no bundling, no stealing.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ class MinMinPolicy(Policy):
         self.training_s = 0.0
 
     def train(self, ctx: RoundContext) -> None:
-        times = [ctx.probe(d, 1) for d in range(ctx.n_devices)]
+        times = [runs[0] for runs in ctx.probe_devices([[1]] * ctx.n_devices)]
         self.training_s = float(max(times))  # devices are probed at the same time
         self.etc = np.asarray(times, dtype=np.float64)
 

@@ -1,7 +1,7 @@
 """Qilin (seed 000 ch. 3.4, after [62]): linear time models trained on a fraction of the input.
 
-Training (before the first round, reported as training time, not in the makespans): each device runs the first
-`fraction` of the chunks at four sizes (1/4, 1/2, 3/4 and all of the training set, each as one run); a
+Training (before the first round, reported as training time, not in the makespans; both devices train at the
+same time, on warm kernels): each device runs the first `fraction` of the chunks at four sizes (1/4, 1/2, 3/4 and all of the training set, each as one run); a
 least-squares line T_d(x) = a_d + b_d x (x in chunks) is fitted per device. The split solves
 T_cpu(beta n) = T_gpu((1 - beta) n), clipped to [0, 1]. Static afterwards: the GPU gets its share as one bundle,
 the CPU takes its chunks one by one, nobody steals. Qilin is defined for exactly one CPU and one GPU.
@@ -36,8 +36,9 @@ class QilinPolicy(Policy):
         training = max(1, int(round(self.fraction * ctx.n_chunks)))
         sizes = sorted({max(1, int(round(training * j / 4))) for j in (1, 2, 3, 4)})
         lines, per_device = [], []
+        measured = ctx.probe_devices([sizes, sizes])  # both devices train at the same time
         for d in range(2):
-            times = np.array([ctx.probe(d, k) for k in sizes], dtype=np.float64)
+            times = np.array(measured[d], dtype=np.float64)
             per_device.append(float(times.sum()))
             x = np.asarray(sizes, dtype=np.float64)
             if len(sizes) >= 2:
