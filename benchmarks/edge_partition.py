@@ -73,7 +73,7 @@ def methods_for(name: str, k: int) -> list[str]:
 def run_methods(graph, k: int, methods, threads: int, limit: float | None = None):
     """Run every method on (graph, k); Mt-KaHyPar in a child process stopped after `limit` seconds when given
     (then rows["hypergraph-stopped"] = limit and no "hypergraph" row)."""
-    from apportion.partitioning.edge.api import edge_partition
+    from apportion.partitioning.edge.api import partition_edges
 
     rows = {}
     for label in methods:
@@ -87,7 +87,7 @@ def run_methods(graph, k: int, methods, threads: int, limit: float | None = None
                 print(f"    {label:11s} stopped after {limit:.0f} s", flush=True)
                 continue
         else:
-            result = edge_partition(graph, k, method=method, seed=0, **options)
+            result = partition_edges(graph, k, method=method, seed=0, **options)
         wall = time.perf_counter() - t0
         rows[label] = result
         print(f"    {label:11s} copies {result.vertex_copies:10,d}  time {wall:8.2f} s  "
@@ -96,9 +96,9 @@ def run_methods(graph, k: int, methods, threads: int, limit: float | None = None
 
 
 def _hypergraph_child(connection, graph, k, options):
-    from apportion.partitioning.edge.api import edge_partition
+    from apportion.partitioning.edge.api import partition_edges
 
-    connection.send(edge_partition(graph, k, method="hypergraph", seed=0, **options))
+    connection.send(partition_edges(graph, k, method="hypergraph", seed=0, **options))
     connection.close()
 
 
@@ -214,7 +214,7 @@ def figure7(quick: bool):
 
     import apportion
     from apportion._atomic import atomic_path
-    from apportion.partitioning.edge.api import edge_partition
+    from apportion.partitioning.edge.api import partition_edges
 
     n = 10_000 if quick else 50_000
     degrees = [4, 8, 16] if quick else [4, 8, 16, 32]
@@ -230,8 +230,8 @@ def figure7(quick: bool):
             g = apportion.generate("er", n, seed=1, avg_degree=d) if model == "er" else \
                 apportion.generate("ba", n, seed=1, m_attach=max(1, d // 2))
             avg = 2 * g.m / g.n
-            wvp = edge_partition(g, k, method="wvp-greedy", seed=0).vertex_copies
-            result = edge_partition(g, k, method="spac", seed=0)
+            wvp = partition_edges(g, k, method="wvp-greedy", seed=0).vertex_copies
+            result = partition_edges(g, k, method="spac", seed=0)
             spac = result.vertex_copies
             plain = result.details["copies_before_refine"]
             xs.append(avg)

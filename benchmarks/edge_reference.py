@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     warnings.simplefilter("ignore")
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import apportion
-    from apportion.partitioning.edge.api import edge_partition
+    from apportion.partitioning.edge.api import partition_edges
     from edge_partition import write_section
 
     scale = int(args.graph.removeprefix("rmat"))
@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     for label, method, options in (("spac", "spac", {}), ("ne", "ne", {}),
                                    ("Mt-KaHyPar", "hypergraph", {"threads": args.threads})):
         t0 = time.perf_counter()
-        result = edge_partition(graph, k, method=method, seed=0, **options)
+        result = partition_edges(graph, k, method=method, seed=0, **options)
         wall = time.perf_counter() - t0
         rows.append((label, result.vertex_copies, wall, result.edge_imbalance))
         print(f"    {label:11s} copies {result.vertex_copies:10,d}  time {wall:9.1f} s  "

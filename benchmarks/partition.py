@@ -13,8 +13,6 @@ tables and writes them into docs/partition.md between the markers `<!-- BEGIN pa
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import re
 import subprocess
 import sys

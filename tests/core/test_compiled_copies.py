@@ -15,7 +15,7 @@ import json, sys, warnings
 warnings.simplefilter("ignore")
 import apportion
 from numba.core.registry import CPUDispatcher
-from apportion.partitioning.edge.api import edge_partition
+from apportion.partitioning.edge.api import partition_edges
 
 mesh = apportion.generate("delaunay", 3000, seed=1)
 skewed = apportion.generate("rmat", 2 ** 12, seed=1)  # hubs and isolated vertices: the skewed-graph paths
@@ -23,7 +23,7 @@ for graph in (mesh, skewed):
     for preset in ("fast", "default"):
         apportion.partition(graph, 4, targets=[2, 1, 1, 1], preset=preset, seed=1)
     for method in ("spac", "ne", "hdrf", "dbh", "random"):
-        edge_partition(graph, 8, method=method, seed=1)
+        partition_edges(graph, 8, method=method, seed=1)
 copies = {}
 for module in list(sys.modules.values()):
     if getattr(module, "__name__", "").startswith("apportion"):

@@ -14,7 +14,7 @@ from apportion.apps.mst import mst
 from apportion.errors import InputError
 from apportion.graph.csr import Graph, as_graph
 from apportion.graph.metrics import edge_partition_metrics, vertex_partition_metrics
-from apportion.partitioning.edge.api import edge_partition
+from apportion.partitioning.edge.api import partition_edges
 
 
 def _same(a: Graph, b: Graph) -> bool:
@@ -45,7 +45,7 @@ def test_library_functions_take_networkx_and_scipy_graphs(entry, source):
     obj = nx_graph if source == "networkx" else nx.to_scipy_sparse_array(nx_graph, weight=None)
     graph = Graph.from_networkx(nx_graph) if source == "networkx" else Graph.from_scipy(obj)
     calls = {
-        "edge_partition": lambda g: edge_partition(g, 3, seed=2).assignment.tolist(),
+        "edge_partition": lambda g: partition_edges(g, 3, seed=2).assignment.tolist(),
         "mst": lambda g: mst(g).to_dict()["total_weight"],
         "vertex_metrics": lambda g: vertex_partition_metrics(g, np.arange(34) % 2).cut,
         "edge_metrics": lambda g: edge_partition_metrics(g, np.arange(78) % 3).vertex_copies,
@@ -54,7 +54,7 @@ def test_library_functions_take_networkx_and_scipy_graphs(entry, source):
 
 
 def test_library_functions_refuse_other_objects_with_input_error():
-    for call in (lambda: edge_partition([1, 2], 2), lambda: mst("g"), lambda: vertex_partition_metrics({}, [0]),
+    for call in (lambda: partition_edges([1, 2], 2), lambda: mst("g"), lambda: vertex_partition_metrics({}, [0]),
                  lambda: edge_partition_metrics(3, [0])):
         with pytest.raises(InputError, match="expected an apportion Graph"):
             call()

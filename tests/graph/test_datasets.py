@@ -11,7 +11,6 @@ import sys
 
 import numpy as np
 import pytest
-from scipy.sparse.csgraph import connected_components
 
 import apportion
 from apportion import datasets

@@ -16,6 +16,7 @@ import numpy as np
 
 from apportion.apps._gauss_kernels import eliminate_block, lu_reference
 from apportion.apps.heat import speed_models
+from apportion.apps.stencil_ray import RayGaussRuntime
 from apportion.apps.stencil_runtime import StencilTrace
 from apportion.errors import InputError
 from apportion.partitioning.grid.balance import BalancedGrid, balance_grid
@@ -62,8 +63,6 @@ def run_gauss(n: int, devices, *, model: str = "cpm", method: str = "nphp", tabl
               for j in range(rect.pieces)]
     total = n - 1 if steps is None else max(0, min(int(steps), n - 1))
     if cluster is not None:
-        from apportion.apps.stencil_ray import RayGaussRuntime
-
         ray_runtime = RayGaussRuntime(devices, rect, a, address=None if cluster == "local" else cluster,
                                       local_cpus=ray_local_cpus)
         try:

@@ -15,8 +15,10 @@ import numpy as np
 
 from apportion.apps._heat_kernels import heat_step, heat_steps_numpy, heat_steps_reference
 from apportion.apps.stencil_runtime import StencilRuntime, StencilTrace
+from apportion.apps.stencil_ray import RayStencilRuntime
 from apportion.errors import InputError
-from apportion.partitioning.grid.balance import BalancedGrid, balance_grid
+from apportion.partitioning.grid.balance import MODELS, BalancedGrid, balance_grid
+from apportion.perfmodel.bench import build_tables, workload_grid
 from apportion.perfmodel.models import ConstantSpeed
 from apportion.platform.device import KernelSet, Work
 
@@ -72,8 +74,6 @@ def speed_models(devices, model: str, tables=None, *, sizes=None, comms=None, op
     default preset when None). The (w, c) grid: `sizes`/`comms` when given, else `workload_grid(n, p)` for a
     problem of `n` points, else BENCH_SIZES × BENCH_COMMS."""
     devices = list(devices)
-    from apportion.partitioning.grid.balance import MODELS
-
     if model not in MODELS:  # before any benchmarking
         raise InputError(f"unknown performance model {model!r}; choose one of {', '.join(MODELS)}")
     if tables is not None:
@@ -83,8 +83,6 @@ def speed_models(devices, model: str, tables=None, *, sizes=None, comms=None, op
         return tables
     if model == "cpm":
         return [ConstantSpeed(device_speed(d)) for d in devices]
-    from apportion.perfmodel.bench import build_tables, workload_grid
-
     if sizes is None or comms is None:
         grid_sizes, grid_comms = workload_grid(n, len(devices)) if n else (BENCH_SIZES, BENCH_COMMS)
         sizes = grid_sizes if sizes is None else sizes
@@ -136,8 +134,6 @@ def run_heat(rows: int, cols: int, steps: int, devices, *, model: str = "cpm", m
     if u0.shape != (rows, cols):
         raise InputError(f"initial values have shape {u0.shape}, expected {(rows, cols)}")
     if cluster is not None:
-        from apportion.apps.stencil_ray import RayStencilRuntime
-
         ray_runtime = RayStencilRuntime(devices, plan.rectangles, u0, boundary,
                                         address=None if cluster == "local" else cluster, local_cpus=ray_local_cpus)
         try:

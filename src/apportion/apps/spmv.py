@@ -20,6 +20,8 @@ import scipy.sparse as sp
 
 from apportion.apps._spmv_kernels import partitioned_spmv_kernel
 from apportion.errors import InputError
+from apportion.graph.csr import Graph
+from apportion.partitioning.edge.api import partition_edges
 
 
 @dataclass(frozen=True)
@@ -90,8 +92,6 @@ def bipartite_graph(matrix: sp.csr_array):
     Its canonical edge order (graph.edges()) is the CSR order of `matrix`, so an edge partition's assignment
     is directly a part per stored nonzero.
     """
-    from apportion.graph.csr import Graph
-
     rows, cols = matrix.shape
     row_of = np.repeat(np.arange(rows, dtype=np.int64), np.diff(matrix.indptr))
     return Graph.from_edges(row_of, matrix.indices.astype(np.int64) + rows, n=rows + cols,
@@ -174,13 +174,11 @@ def spmv(matrix, k: int, *, method: str = "spac", imbalance: float = 0.0, seed: 
 
     Args:
         matrix: a SciPy sparse matrix (any shape) or a path to a Matrix Market file.
-        k, method, imbalance, seed, options: passed to `apportion.edge_partition`.
+        k, method, imbalance, seed, options: passed to `apportion.partition_edges`.
         repeats: timing repetitions (best time kept), ≥ 1.
         x: the input vector (default: seeded uniform values in [0, 1)).
     Returns an SpmvReport; y agrees with SciPy's `A @ x` to floating-point rounding (max_abs_error).
     """
-    from apportion.partitioning.edge.api import edge_partition
-
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise InputError(f"repeats must be a positive integer, got {repeats!r}")
     csr = as_csr(matrix)
@@ -188,7 +186,7 @@ def spmv(matrix, k: int, *, method: str = "spac", imbalance: float = 0.0, seed: 
     if csr.nnz == 0:
         raise InputError("the matrix has no nonzeros")
     graph = bipartite_graph(csr)
-    result = edge_partition(graph, k, method=method, imbalance=imbalance, seed=seed, **options)
+    result = partition_edges(graph, k, method=method, imbalance=imbalance, seed=seed, **options)
     plan = build_plan(csr, result.assignment, k)
     chunks = (np.arange(csr.nnz, dtype=np.int64) * k // csr.nnz).astype(np.int32)
     plain = build_plan(csr, chunks, k)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from apportion.errors import InputError
 from apportion.partitioning.grid.rectangles import Rectangles
 from apportion.perfmodel.clock import check_clock, timed_run
 from apportion.platform.device import KernelSet
@@ -122,8 +123,6 @@ class StencilRuntime:
                  compute_values: bool = True, item_bytes: int = 8, clock: str = "wall"):
         self.devices = list(devices)
         if len(self.devices) != rect.p:
-            from apportion.errors import InputError
-
             raise InputError(f"{len(self.devices)} devices but the partition has {rect.p} processors")
         self.rect = rect
         self.simulated = bool(getattr(self.devices[0], "is_simulated", False))

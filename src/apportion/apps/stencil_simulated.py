@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from apportion.errors import InputError
+from apportion.platform.simulated import SimulatedDevice
 
 DEFAULT_RESIDENT_POINTS = 1 << 15
 
@@ -25,8 +26,6 @@ DEFAULT_RESIDENT_POINTS = 1 << 15
 def stencil_devices(devices, flops_per_point: float, *, resident_points: int | dict = DEFAULT_RESIDENT_POINTS):
     """Devices for a stencil run: simulated GPUs re-modelled to saturate at `resident_points` grid points
     (an int for all, or a dict by device name; missing names keep their model)."""
-    from apportion.platform.simulated import SimulatedDevice
-
     out = []
     for device in devices:
         model = getattr(device, "model", None)

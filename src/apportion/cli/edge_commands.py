@@ -81,7 +81,7 @@ def _method_options(args) -> dict:
 
 
 def _edge_partition(args) -> int:
-    from apportion.partitioning.edge.api import edge_partition
+    from apportion.partitioning.edge.api import partition_edges
 
     check_outputs([args.output], [args.graph])
     imbalance = check_imbalance(args.imbalance, name="--imbalance")
@@ -100,7 +100,7 @@ def _edge_partition(args) -> int:
         graph = load_graph_args(args)
     check_k(args.k, max(graph.m, 1), what="edges", name="-k")
     with progress(f"{args.method}: {graph.m:,} edges into {args.k} parts"):
-        result = edge_partition(graph, args.k, method=args.method, imbalance=imbalance, seed=seed, **options)
+        result = partition_edges(graph, args.k, method=args.method, imbalance=imbalance, seed=seed, **options)
     if args.output:
         from apportion._atomic import atomic_output
 

@@ -20,6 +20,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.rule import Rule
 
+from apportion.errors import InputError
+from apportion.ui import progress
+
 
 @dataclass
 class DemoContext:
@@ -106,8 +109,6 @@ def _warm_worker(jobs: list[str]) -> None:
 def _compile_in_parallel(chosen: list, workers: int) -> None:
     """First run: compile the sections' kernels in parallel worker processes (Numba compiles on one core per
     process) so that the real, sequential run finds them all in the on-disk cache."""
-    from apportion.ui import progress
-
     names = [_short_name(module) for module in chosen]
     warmable = frozenset(_short_name(module) for module in chosen if hasattr(module, "warm"))
     groups = warm_up_groups(names, workers, warmable)
@@ -147,8 +148,6 @@ def run_demo(output: str, only: str | None = None) -> int:
     found = sections()
     chosen = [module for module in found if not wanted or any(w in _short_name(module) for w in wanted)]
     if not chosen:
-        from apportion.errors import InputError
-
         raise InputError(f"--only {only!r} matches no demo section (sections: "
                          + ", ".join(_short_name(module) for module in found) + ")")
     start = time.perf_counter()

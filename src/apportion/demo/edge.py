@@ -22,11 +22,11 @@ def _demo_graph(ctx):
 def warm(ctx) -> None:
     """Compile this section's kernels that do not need the vertex partitioner (streaming methods, NE and the
     group-move refinement), so a first-run warm-up can do that beside the partitioner's compilation."""
-    from apportion.partitioning.edge.api import edge_partition
+    from apportion.partitioning.edge.api import partition_edges
 
     graph = _demo_graph(ctx)
     for method in ("random", "dbh", "hdrf", "ne"):
-        edge_partition(graph, _K, method=method, seed=ctx.seed)
+        partition_edges(graph, _K, method=method, seed=ctx.seed)
 
 
 def run(ctx) -> None:
@@ -34,7 +34,7 @@ def run(ctx) -> None:
 
     from rich.table import Table
 
-    from apportion.partitioning.edge.api import edge_partition
+    from apportion.partitioning.edge.api import partition_edges
 
     warnings.simplefilter("ignore")
     graph = _demo_graph(ctx)
@@ -51,7 +51,7 @@ def run(ctx) -> None:
             ("spac (fast vertex preset)", "spac", {"vertex_preset": "fast"})]
     for label, method, options in runs:
         t0 = time.perf_counter()
-        result = edge_partition(graph, k, method=method, seed=ctx.seed, **options)
+        result = partition_edges(graph, k, method=method, seed=ctx.seed, **options)
         before = result.details.get("copies_before_refine")
         table.add_row(label, f"{result.vertex_copies:,}", "–" if before is None else f"{before:,}",
                       f"{result.replication_factor:.3f}",

@@ -515,7 +515,7 @@ def _merge_directions_by_max(row: np.ndarray, col: np.ndarray, weights: np.ndarr
 
 
 def as_graph(obj: Any) -> "Graph":
-    """The one gate for the graph argument of the library's functions (partition, edge_partition, mst, the
+    """The one gate for the graph argument of the library's functions (partition, partition_edges, mst, the
     metrics): an apportion `Graph` is returned as it is; a NetworkX graph is converted by
     `Graph.from_networkx`, a SciPy sparse matrix or array by `Graph.from_scipy` (their rules apply: integer
     weights, directed input symmetrised by the larger weight); anything else is an InputError naming its type.

@@ -1,4 +1,4 @@
-"""edge_partition's input validation and the hypergraph method's missing-package error."""
+"""partition_edges's input validation and the hypergraph method's missing-package error."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from apportion.errors import InputError, UnavailableError
 from apportion.graph.csr import Graph
-from apportion.partitioning.edge.api import edge_partition
+from apportion.partitioning.edge.api import partition_edges
 
 G = Graph.from_edges([0, 1, 2, 3], [1, 2, 3, 0])
 
@@ -22,12 +22,12 @@ G = Graph.from_edges([0, 1, 2, 3], [1, 2, 3, 0])
 ])
 def test_bad_arguments(kwargs):
     with pytest.raises(InputError):
-        edge_partition(G, **kwargs)
+        partition_edges(G, **kwargs)
 
 
 def test_not_a_graph():
     with pytest.raises(InputError):
-        edge_partition(np.zeros((3, 3)), 2)
+        partition_edges(np.zeros((3, 3)), 2)
 
 
 def test_hypergraph_without_mtkahypar(monkeypatch):
@@ -36,10 +36,10 @@ def test_hypergraph_without_mtkahypar(monkeypatch):
     monkeypatch.setitem(sys.modules, "mtkahypar", None)
     monkeypatch.setattr(hypergraph, "_INITIALIZER", {})
     with pytest.raises(UnavailableError):
-        edge_partition(G, 2, method="hypergraph")
+        partition_edges(G, 2, method="hypergraph")
 
 
 def test_empty_graph_single_part():
     empty = Graph.from_edges([], [], n=3)
-    result = edge_partition(empty, 1, method="hdrf")
+    result = partition_edges(empty, 1, method="hdrf")
     assert result.m == 0 and result.vertex_copies == 0

@@ -10,7 +10,6 @@ import scipy.io
 import scipy.sparse as sp
 
 from apportion.cli.main import main
-from apportion.graph.csr import Graph
 
 JSON_KEYS = {"k", "method", "edges_per_part", "vertex_copies", "replication_factor", "edge_imbalance", "time_s",
              "details", "graph", "n", "m"}

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from apportion.graph.csr import Graph
-from apportion.partitioning.edge.api import edge_partition
+from apportion.partitioning.edge.api import partition_edges
 from apportion.partitioning.edge.options import METHODS
 
 FAST_METHODS = [m for m in METHODS if m not in ("spac", "wvp-random", "wvp-greedy", "hypergraph")]
@@ -64,7 +64,7 @@ def check_result(graph, result, k, imbalance):
        seed=st.integers(0, 3))
 def test_fast_methods_cover_balance_and_count(method, graph, k_seed, imbalance, seed):
     k = min(k_seed, graph.m)
-    result = edge_partition(graph, k, method=method, imbalance=imbalance, seed=seed)
+    result = partition_edges(graph, k, method=method, imbalance=imbalance, seed=seed)
     check_result(graph, result, k, imbalance)
     assert result.method == method and result.k == k
 
@@ -74,7 +74,7 @@ def test_fast_methods_cover_balance_and_count(method, graph, k_seed, imbalance, 
 @given(graph=small_graphs(min_pairs=16), k=st.integers(2, 5), imbalance=st.sampled_from([0.0, 0.1]))
 def test_partitioner_based_methods(method, graph, k, imbalance):
     assume(graph.m > 2 * k)  # a partition with choices to make (k = m would be trivial)
-    result = edge_partition(graph, k, method=method, imbalance=imbalance, seed=1)
+    result = partition_edges(graph, k, method=method, imbalance=imbalance, seed=1)
     check_result(graph, result, k, imbalance)
 
 
@@ -87,11 +87,11 @@ def power_law():
 
 @pytest.mark.parametrize("method", METHODS)
 def test_same_seed_same_result(power_law, method):
-    first = edge_partition(power_law, 6, method=method, seed=5)
-    second = edge_partition(power_law, 6, method=method, seed=5)
+    first = partition_edges(power_law, 6, method=method, seed=5)
+    second = partition_edges(power_law, 6, method=method, seed=5)
     if method == "hypergraph":   # Mt-KaHyPar's default preset is not deterministic across runs
         check_result(power_law, second, 6, 0.0)
-        random = edge_partition(power_law, 6, method="random", seed=5).vertex_copies
+        random = partition_edges(power_law, 6, method="random", seed=5).vertex_copies
         assert first.vertex_copies < random and second.vertex_copies < random
     else:
         assert np.array_equal(first.assignment, second.assignment)
@@ -102,7 +102,7 @@ def test_cross_check_with_graph_metrics(power_law):
     from apportion.graph import metrics
 
     for method in ("spac", "hdrf", "ne"):
-        result = edge_partition(power_law, 8, method=method, seed=2)
+        result = partition_edges(power_law, 8, method=method, seed=2)
         other = metrics.edge_partition_metrics(power_law, result.assignment, k=8)
         assert other.vertex_copies == result.vertex_copies
         assert other.replication_factor == pytest.approx(result.replication_factor)
@@ -112,7 +112,7 @@ def test_cross_check_with_graph_metrics(power_law):
 
 def test_quality_order_on_power_law(power_law):
     """Informed placement beats random placement by a wide margin (a property, not a tuned number)."""
-    copies = {m: edge_partition(power_law, 8, method=m, seed=0).vertex_copies
+    copies = {m: partition_edges(power_law, 8, method=m, seed=0).vertex_copies
               for m in ("random", "hdrf", "spac", "ne")}
     assert copies["spac"] < copies["random"]
     assert copies["hdrf"] < copies["random"]
@@ -121,14 +121,14 @@ def test_quality_order_on_power_law(power_law):
 
 def test_k_one_and_k_equals_m():
     g = Graph.from_edges([0, 1, 2], [1, 2, 0])
-    one = edge_partition(g, 1, method="hdrf")
+    one = partition_edges(g, 1, method="hdrf")
     assert one.vertex_copies == 0 and one.edges_per_part.tolist() == [3]
-    each = edge_partition(g, 3, method="spac")
+    each = partition_edges(g, 3, method="spac")
     assert sorted(each.assignment.tolist()) == [0, 1, 2] and each.vertex_copies == 3
 
 
 def test_to_dict_keys(power_law):
-    result = edge_partition(power_law, 4, method="dbh")
+    result = partition_edges(power_law, 4, method="dbh")
     d = result.to_dict()
     assert set(d) == {"k", "method", "edges_per_part", "vertex_copies", "replication_factor",
                       "edge_imbalance", "time_s", "details"}

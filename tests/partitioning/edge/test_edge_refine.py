@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from apportion.graph.csr import Graph
 from apportion.graph.metrics import edge_partition_metrics
-from apportion.partitioning.edge.api import edge_partition
+from apportion.partitioning.edge.api import partition_edges
 from apportion.partitioning.edge.metrics import balanced_capacity, copy_statistics
 from apportion.partitioning.edge.refine import refine, refine_balanced, relaxed_capacity
 
@@ -94,8 +94,8 @@ def test_refine_option_improves_or_keeps_and_matches_reference(method):
     from apportion import generate
 
     g = generate("ba", 400, seed=3, m_attach=3)
-    plain = edge_partition(g, 4, method=method, seed=0, refine=False)
-    refined = edge_partition(g, 4, method=method, seed=0, refine=True)
+    plain = partition_edges(g, 4, method=method, seed=0, refine=False)
+    refined = partition_edges(g, 4, method=method, seed=0, refine=True)
     assert refined.details["refined"] and not plain.details["refined"]
     assert refined.vertex_copies <= refined.details["copies_before_refine"] + refined.details["balance_moves"] * 2
     reference = edge_partition_metrics(g, refined.assignment, k=4)

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from apportion.graph.csr import Graph
-from apportion.partitioning.edge.api import edge_partition
+from apportion.partitioning.edge.api import partition_edges
 from apportion.partitioning.edge.incidence import edge_incidence
 from apportion.partitioning.edge.spac import split_and_connect
 
@@ -64,7 +64,7 @@ def test_psi_structure(graph):
 @given(graph=graphs(min_pairs=20), k=st.integers(2, 4))
 def test_theorem_3_4_copies_at_most_transformed_cut(vertex_partitioner, graph, k):
     assume(graph.m >= 3 * k)  # enough edges that the partition of Ψ has a cut to reconstruct from
-    result = edge_partition(graph, k, method="spac", seed=0, vertex_partitioner=vertex_partitioner)
+    result = partition_edges(graph, k, method="spac", seed=0, vertex_partitioner=vertex_partitioner)
     d = result.details
     assert d["copies_before_balance"] <= d["auxiliary_edges_cut"] + d["dominant_edges_cut"]
     assert d["transformed_cut_weight"] == d["auxiliary_edges_cut"] + 1000 * d["dominant_edges_cut"]
@@ -74,14 +74,14 @@ def test_theorem_3_4_copies_at_most_transformed_cut(vertex_partitioner, graph, k
 
 def test_spac_on_power_law_is_exact_and_uses_own_partitioner():
     g = Graph.from_networkx(nx.barabasi_albert_graph(600, 5, seed=1))
-    result = edge_partition(g, 7, method="spac", seed=3)
+    result = partition_edges(g, 7, method="spac", seed=3)
     assert result.details["vertex_partitioner"] == "apportion"
     assert set(result.edges_per_part.tolist()) <= {g.m // 7, -(-g.m // 7)}
     assert result.details["copies_before_balance"] <= (result.details["auxiliary_edges_cut"]
                                                        + result.details["dominant_edges_cut"])
-    metis = edge_partition(g, 7, method="spac", seed=3, vertex_partitioner="metis")
+    metis = partition_edges(g, 7, method="spac", seed=3, vertex_partitioner="metis")
     assert metis.details["vertex_partitioner"] == "metis"
-    random = edge_partition(g, 7, method="random", seed=3)
+    random = partition_edges(g, 7, method="random", seed=3)
     assert result.vertex_copies < random.vertex_copies and metis.vertex_copies < random.vertex_copies
 
 
@@ -125,8 +125,8 @@ def test_preclustered_spac_exact_balance_recount_and_determinism(run_cap):
 
     g = Graph.from_networkx(nx.barabasi_albert_graph(400, 4, seed=2))
     k = 6
-    first = edge_partition(g, k, method="spac", seed=5, imbalance=0.0, run_cap=run_cap)
-    again = edge_partition(g, k, method="spac", seed=5, imbalance=0.0, run_cap=run_cap)
+    first = partition_edges(g, k, method="spac", seed=5, imbalance=0.0, run_cap=run_cap)
+    again = partition_edges(g, k, method="spac", seed=5, imbalance=0.0, run_cap=run_cap)
     assert np.array_equal(first.assignment, again.assignment)
     assert set(first.edges_per_part.tolist()) <= {g.m // k, -(-g.m // k)}
     recount = edge_partition_metrics(g, first.assignment, k=k)
@@ -148,13 +148,13 @@ def test_spac_accepts_partition_options_and_rejects_other_presets():
 
     g = Graph.from_networkx(nx.barabasi_albert_graph(300, 3, seed=4))
     options = preset_options("fast", fm_passes=1, initial_tries=2)
-    first = edge_partition(g, 5, method="spac", seed=1, vertex_preset=options)
-    assert np.array_equal(first.assignment, edge_partition(g, 5, method="spac", seed=1,
+    first = partition_edges(g, 5, method="spac", seed=1, vertex_preset=options)
+    assert np.array_equal(first.assignment, partition_edges(g, 5, method="spac", seed=1,
                                                            vertex_preset=options).assignment)
     assert set(first.edges_per_part.tolist()) <= {g.m // 5, -(-g.m // 5)}
     assert edge_partition_metrics(g, first.assignment, k=5).vertex_copies == first.vertex_copies
     with pytest.raises(InputError):
-        edge_partition(g, 5, method="spac", vertex_preset="fastest")
+        partition_edges(g, 5, method="spac", vertex_preset="fastest")
 
 
 def test_spac_default_vertex_options_are_its_pinned_run_graph_options():
@@ -163,6 +163,6 @@ def test_spac_default_vertex_options_are_its_pinned_run_graph_options():
     options = run_graph_options()
     assert all(getattr(options, name) == value for name, value in RUN_GRAPH_OPTIONS.items())
     g = Graph.from_networkx(nx.barabasi_albert_graph(250, 3, seed=7))
-    implicit = edge_partition(g, 4, method="spac", seed=3)
-    explicit = edge_partition(g, 4, method="spac", seed=3, vertex_preset=options)
+    implicit = partition_edges(g, 4, method="spac", seed=3)
+    explicit = partition_edges(g, 4, method="spac", seed=3, vertex_preset=options)
     assert np.array_equal(implicit.assignment, explicit.assignment)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from apportion.graph.csr import Graph
 from apportion.graph.generate import generate
 from apportion.graph.metrics import edge_partition_metrics
-from apportion.partitioning.edge.api import edge_partition
+from apportion.partitioning.edge.api import partition_edges
 from apportion.partitioning.edge.metrics import balanced_capacity
 from apportion.partitioning.edge.streaming import dbh, greedy, hdrf
 
@@ -115,7 +115,7 @@ def test_neighbourhood_expansion_beats_the_one_pass_heuristics(name, make):
     power-law graph it leaves fewer copies than any one-pass method (measured, k = 8: grid 146 against HDRF's 233
     and greedy's 220; Barabási–Albert 387 against DBH's 792)."""
     graph = make()
-    copies = {m: edge_partition(graph, 8, method=m, seed=0).vertex_copies for m in ("ne", "hdrf", "greedy", "dbh")}
+    copies = {m: partition_edges(graph, 8, method=m, seed=0).vertex_copies for m in ("ne", "hdrf", "greedy", "dbh")}
     assert copies["ne"] < 0.85 * min(copies["hdrf"], copies["greedy"], copies["dbh"])
 
 

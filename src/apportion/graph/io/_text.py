@@ -7,6 +7,7 @@ progress bar for large files, and returns one `Tokens` for the whole body.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ import numpy as np
 from apportion.errors import InputError
 from apportion.graph.io import _parse_kernels as K
 from apportion.graph.io._source import HEAD_BYTES, Source, binary_offset, quoted, read_full
+from apportion.ui import _NullTask, progress
 
 CHUNK_BYTES = 1 << 25        # 32 MiB per tokenizer call
 PROGRESS_BYTES = 1 << 24     # show a bar for files larger than this (16 MiB)
@@ -144,12 +146,6 @@ def tokenize(source: Source, *, start: int = 0, first_line: int = 1, comments: b
     parts_values, parts_floats, parts_flags, parts_starts, parts_numbers = [], [], [], [], []
     token_base = 0
     line_no = first_line
-    from apportion.ui import progress
-
-    import contextlib
-
-    from apportion.ui import _NullTask
-
     bar = progress(f"reading {os.path.basename(path)}", total=max(total, 1)) \
         if total is not None and total > PROGRESS_BYTES else contextlib.nullcontext(_NullTask())
     with source.open(start) as handle, bar as task:

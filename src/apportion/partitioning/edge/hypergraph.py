@@ -11,11 +11,13 @@ import os
 
 import numpy as np
 
+from apportion._registry import Registry
 from apportion.errors import UnavailableError
 from apportion.partitioning.edge.incidence import edge_incidence
 
 _INITIALIZER: dict = {}
-PRESETS = ("default", "quality", "deterministic", "large_k")
+PRESETS = Registry("Mt-KaHyPar preset",
+                   {name: name.upper() for name in ("default", "quality", "deterministic", "large_k")})
 
 
 def _initializer(threads: int):
@@ -31,12 +33,9 @@ def _initializer(threads: int):
 def hypergraph_partition(graph, k: int, imbalance: float, seed: int, *, threads: int | None = None,
                          preset: str = "default") -> tuple[np.ndarray, dict]:
     """Mt-KaHyPar, km1 objective, epsilon = max(imbalance, 0.001); returns (assignment, details)."""
-    if preset not in PRESETS:
-        from apportion.errors import InputError
-
-        raise InputError(f"unknown Mt-KaHyPar preset {preset!r}; choose from {', '.join(PRESETS)}")
+    preset_type = PRESETS[preset]  # before Mt-KaHyPar is imported: an unknown name is an InputError
     mtkahypar, initializer = _initializer(threads or max(1, os.cpu_count() or 1))
-    context = initializer.context_from_preset(getattr(mtkahypar.PresetType, preset.upper()))
+    context = initializer.context_from_preset(getattr(mtkahypar.PresetType, preset_type))
     epsilon = max(float(imbalance), 0.001)
     context.set_partitioning_parameters(int(k), epsilon, mtkahypar.Objective.KM1)
     context.logging = False

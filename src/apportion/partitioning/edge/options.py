@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields
 
 @dataclass(frozen=True)
 class EdgePartitionOptions:
-    """Method options (keyword arguments of `edge_partition`).
+    """Method options (keyword arguments of `partition_edges`).
 
     dominant_weight: SPAC's weight of dominant edges in the Ψ-transformed graph (paper: 1000).
     vertex_partitioner: "apportion" (apportion.partition) or "metis" (pymetis, a cross-check) for SPAC/WVP.

@@ -13,7 +13,7 @@ group, move the groups of the vertices reached breadth-first from p to q even at
 the best prefix — this crosses the zero-gain plateaus (e.g. smoothing a mesh boundary) that single group
 moves cannot. Copies never increase.
 
-`refine_balanced` is what `edge_partition(..., refine=True)` runs after a method, twice by default: refine
+`refine_balanced` is what `partition_edges(..., refine=True)` runs after a method, twice by default: refine
 within relaxed bounds (±`slack` of the average; group and region moves), restore the requested balance with
 the copy-aware balancing step (balance.py), and refine again within the requested bounds.
 """

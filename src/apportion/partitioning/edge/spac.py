@@ -29,6 +29,7 @@ graph has about n + 2m / run_cap vertices instead of 2m. run_cap = 1 is the full
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -39,6 +40,7 @@ from apportion.partitioning.edge._spac_kernels import (clone_runs_kernel, psi_cu
 from apportion.partitioning.edge.incidence import EdgeIncidence, edge_incidence
 from apportion.partitioning.edge.metrics import copy_statistics
 from apportion.partitioning.edge.vertex_partitioner import partition_vertices
+from apportion.partitioning.vertex.options import PartitionOptions, Variant
 from apportion.ui import progress
 
 DOMINANT_WEIGHT = 1000
@@ -63,10 +65,6 @@ RUN_GRAPH_OPTIONS = dict(
 def run_graph_options():
     """SPAC's pinned PartitionOptions for the run graph (RUN_GRAPH_OPTIONS over PartitionOptions' defaults, and
     on heavy-tailed run graphs clustering without k-way FM)."""
-    from dataclasses import replace
-
-    from apportion.partitioning.vertex.options import PartitionOptions, Variant
-
     heavy_tailed = Variant.of("heavy-tailed: clustering, no FM", coarsening="clustering", fm_passes=0)
     return replace(PartitionOptions(), heavy_tailed=heavy_tailed, **RUN_GRAPH_OPTIONS).validated()
 
@@ -159,7 +157,7 @@ def spac(graph, k: int, imbalance: float, seed: int, *, dominant_weight: int = D
          vertex_preset=None, copy_aware: bool = True,
          run_cap: int = RUN_CAP, incidence: EdgeIncidence | None = None,
          part_sets_out: list | None = None) -> tuple[np.ndarray, dict]:
-    """SPAC steps 1–3 (without the final balancing, which api.edge_partition applies to every method).
+    """SPAC steps 1–3 (without the final balancing, which api.partition_edges applies to every method).
 
     `vertex_imbalance` is the imbalance allowed to the vertex partitioner on the transformed graph (default:
     max(imbalance, 0.03) — a little slack lets it find a smaller cut; balancing then moves few edges).

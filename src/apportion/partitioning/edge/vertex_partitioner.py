@@ -10,7 +10,8 @@ import warnings
 
 import numpy as np
 
-from apportion.errors import UnavailableError
+from apportion.errors import InputError, UnavailableError
+from apportion.partitioning.vertex.multilevel import partition
 
 VERTEX_PARTITIONERS = ("apportion", "metis")
 
@@ -30,12 +31,6 @@ def partition_vertices(graph, k: int, *, imbalance: float, seed: int, which: str
     imbalance = max(imbalance, feasible_imbalance(graph, k))
     if which == "metis":
         return _metis(graph, k, imbalance, seed), "metis"
-    try:
-        from apportion.partitioning.vertex.multilevel import partition
-    except ModuleNotFoundError:  # pragma: no cover - only while the multilevel partitioner is being written
-        return _metis(graph, k, imbalance, seed), "metis (stand-in: apportion.partition not available yet)"
-    from apportion.errors import InputError
-
     try:
         result = partition(graph, k, imbalance=imbalance, seed=seed, preset=preset)
     except InputError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 
+from apportion._registry import Registry
 from apportion.errors import InputError
 
 
@@ -194,7 +195,7 @@ STRONG_RUNS = (
                coarsening="auto"),
 )
 
-PRESETS: dict[str, PartitionOptions] = {
+PRESETS: Registry[PartitionOptions] = Registry("preset", {
     "fast": PartitionOptions(clustering_rounds=3, clustering_batches=4, initial_tries=5, initial_fm_passes=2,
                              lp_refine_passes=2, fm_passes=2, fm_stop_fraction=0.1, coarsest_per_block=20,
                              heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_NO_FM),
@@ -206,7 +207,7 @@ PRESETS: dict[str, PartitionOptions] = {
                                large_level_clustering_rounds=6, runs=STRONG_RUNS, multilevel_runs=3,
                                flow_rounds=1, flow_region_fraction=0.25, flow_region_depth=8,
                                heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_NO_FLOWS),
-}
+})
 
 
 def preset_options(preset: str | PartitionOptions, **overrides) -> PartitionOptions:
@@ -214,10 +215,7 @@ def preset_options(preset: str | PartitionOptions, **overrides) -> PartitionOpti
     if isinstance(preset, PartitionOptions):
         options = preset
     else:
-        try:
-            options = PRESETS[preset]
-        except KeyError:
-            raise InputError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}") from None
+        options = PRESETS[preset]  # an unknown name is an InputError listing the presets
     if overrides:
         known = {spec.name for spec in fields(PartitionOptions)}
         unknown = sorted(set(overrides) - known)
