@@ -15,6 +15,7 @@ def test_unknown_command_is_one_line_exit_2(cli):
 
 
 # ---------------------------------------------------------------------------------------------- argument gates
+import json
 import numba  # noqa: E402
 import pytest  # noqa: E402
 
@@ -146,3 +147,11 @@ def test_debug_shows_the_traceback_of_errors_only(monkeypatch):
     monkeypatch.setattr(graph_commands, "run_info", handler)
     with pytest.raises(InputError):
         main(["info", "whatever.graph"])
+
+
+@pytest.mark.parametrize("speeds", ["1e308,1", "1e-308,3e-308", "1e300,1e300,2e300"])
+def test_grid_takes_speeds_at_the_ends_of_the_float_range(speeds, capsys):
+    """Finite relative speeds whose sum is finite are ratios like any other (they used to overflow: exit 1)."""
+    code, out, err = _run(capsys, "grid", "10", "10", "--speeds", speeds, "--json")
+    assert code == 0, err
+    assert sum(r["height"] * r["width"] for r in json.loads(out)["rectangles"]) == 100

@@ -107,3 +107,15 @@ def test_comm_time_formula():
 def test_bad_input_raises_input_error(rows, cols, speeds, method):
     with pytest.raises(InputError):
         partition_grid(rows, cols, speeds, method=method)
+
+
+@pytest.mark.parametrize("method", ALL)
+@pytest.mark.parametrize("scale", [2.0 ** 1020, 2.0 ** -1060])
+def test_speeds_near_the_float_range_give_the_same_rectangles(method, scale):
+    """Relative speeds at the ends of the float range (1e308 and 1, or subnormal ones) are ratios like any other:
+    the layouts multiply them by grid lengths, which must not overflow to inf or lose them to zero."""
+    speeds = [3.0, 1.0, 2.0]
+    small = partition_grid(12, 9, speeds, method=method)
+    huge = partition_grid(12, 9, [s * scale for s in speeds], method=method)
+    for field in ("owner", "row", "col", "height", "width"):
+        assert np.array_equal(getattr(small, field), getattr(huge, field)), field

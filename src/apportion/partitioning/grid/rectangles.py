@@ -8,6 +8,7 @@ The pieces cover the grid exactly once; `validate` checks it without building a 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,6 +125,11 @@ def check_grid_input(rows, cols, speeds) -> tuple[int, int, np.ndarray]:
     if rows_i != rows or cols_i != cols or rows_i < 1 or cols_i < 1:
         raise InputError(f"grid size must be positive integers, got {rows!r} × {cols!r}")
     s = check_shares(speeds, name="speeds", normalise=False).reshape(-1)
+    top = float(s.max())
+    if not 2.0 ** -500 <= top <= 2.0 ** 500:
+        # relative speeds near the float range's ends: the layouts multiply them by grid lengths, so bring the
+        # largest near 1 by a power of two (exact: every ratio, and so every rectangle, stays as it was)
+        s = np.ldexp(s, -math.frexp(top)[1])
     if s.size > rows_i * cols_i:
         raise InputError(f"{s.size} processors but only {rows_i * cols_i} grid points")
     return rows_i, cols_i, s
