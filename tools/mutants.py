@@ -119,6 +119,10 @@ def run_mutant(mutant: Mutant, timeout: float) -> Outcome:
         status = "equivalent" if mutant.equivalent else "survived"
     elif done.returncode == 1:
         status = "killed"
+    elif done.returncode < 0:
+        # the test process died of a signal (a compiled kernel wrote out of bounds): the tests stopped the bug loudly
+        status = "killed"
+        summary = f"the test process crashed (signal {-done.returncode}) after: {summary}"
     else:
         # collection errors, usage errors, interrupted runs: the tests did not run to a verdict
         status = "killed" if "error" in summary.lower() else f"pytest exit {done.returncode}"

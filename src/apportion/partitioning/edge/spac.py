@@ -47,12 +47,10 @@ DOMINANT_WEIGHT = 1000
 RUN_CAP = 32
 
 # The vertex partitioner's options for the run graph, pinned here so that SPAC does not move when the vertex
-# partitioner's presets are retuned: the `fast` preset as of this writing. Over the full edge benchmark
-# (wiki-Vote, MIT8, astro-ph, delaunay_n15, wing, rmat16; 27 instances) it gave the copies of the `default`-based
-# options it replaced within -10 % / +3 % per instance (geometric mean 1.000) in 21 % less time (geometric mean;
-# slower only on delaunay_n15 at k = 4 and 10, by 0.01 s), which SPAC needs to stay 5 x faster than Mt-KaHyPar
-# on wing. Fields not named keep PartitionOptions' own defaults; on heavy-tailed run graphs (maximum degree at
-# least `heavy_tailed_ratio` times the average) the variant RUN_GRAPH_HEAVY_TAILED applies.
+# partitioner's presets are retuned: the `fast` preset as of this writing (why, and what it measured:
+# docs/edge-partition.md, "Vertex partition"). Fields not named keep PartitionOptions' own defaults; on
+# heavy-tailed run graphs (maximum degree at least `heavy_tailed_ratio` times the average) the variant
+# RUN_GRAPH_HEAVY_TAILED applies.
 RUN_GRAPH_OPTIONS = dict(
     coarsening="clustering", matching="mutual", heavy_tailed_ratio=100.0, matching_rounds=4, clustering_rounds=3, clustering_rating="heavy", clustering_batches=4,
     clustering_stop_fraction=0.02, large_level=500_000, large_level_clustering_rounds=2, coarsest_per_block=20,
