@@ -41,7 +41,7 @@ def split_send(out_v, out_d, out_dest, count, k):
 
 
 @njit(cache=True, nogil=True)
-def split_receive_min(me, owner, values, vertices, values_in):
+def _split_receive(me, owner, values, vertices, values_in, filter_by_copy):
     count = vertices.shape[0]
     own_v = np.empty(count, dtype=vertices.dtype)
     own_d = np.empty(count, dtype=values_in.dtype)
@@ -55,8 +55,9 @@ def split_receive_min(me, owner, values, vertices, values_in):
             own_v[owned] = v
             own_d[owned] = values_in[i]
             owned += 1
-        elif values_in[i] < values[v]:
-            values[v] = values_in[i]
+        elif not filter_by_copy or values_in[i] < values[v]:
+            if filter_by_copy:
+                values[v] = values_in[i]
             fwd_v[forwarded] = v
             fwd_d[forwarded] = values_in[i]
             forwarded += 1
@@ -65,22 +66,10 @@ def split_receive_min(me, owner, values, vertices, values_in):
 
 
 @njit(cache=True, nogil=True)
+def split_receive_min(me, owner, values, vertices, values_in):
+    return _split_receive(me, owner, values, vertices, values_in, True)
+
+
+@njit(cache=True, nogil=True)
 def split_receive_owner(me, owner, values, vertices, values_in):
-    count = vertices.shape[0]
-    own_v = np.empty(count, dtype=vertices.dtype)
-    own_d = np.empty(count, dtype=values_in.dtype)
-    fwd_v = np.empty(count, dtype=vertices.dtype)
-    fwd_d = np.empty(count, dtype=values_in.dtype)
-    owned = 0
-    forwarded = 0
-    for i in range(count):
-        v = vertices[i]
-        if owner[v] == me:
-            own_v[owned] = v
-            own_d[owned] = values_in[i]
-            owned += 1
-        else:
-            fwd_v[forwarded] = v
-            fwd_d[forwarded] = values_in[i]
-            forwarded += 1
-    return own_v[:owned], own_d[:owned], fwd_v[:forwarded], fwd_d[:forwarded], 0
+    return _split_receive(me, owner, values, vertices, values_in, False)
