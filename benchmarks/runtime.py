@@ -311,37 +311,88 @@ def work(cases: list[Case], args) -> list[dict]:
     return rows
 
 
-def heterogeneity(case: Case, args) -> list[dict]:
-    """A CPU device and one throttled 3×: measured single-device times give the speeds and the ideal."""
+def heterogeneity(cases: list[Case], args) -> list[dict]:
+    """A CPU device and one throttled 3×: measured single-device times give the speeds and the ideal
+    1 / (s_fast + s_slow); two unthrottled devices against their ideal t_fast / 2 beside it."""
     import apportion
     from apportion.platform.cpu import CPUDevice
     from apportion.platform.throttled import ThrottledDevice
 
-    rows = []
-    for app in ("bfs", "sssp", "cc"):
-        def pair():
-            return [CPUDevice(1, name="cpu"), ThrottledDevice(CPUDevice(1, name="cpu"), 3.0, name="cpu/x3")]
+    def pair():
+        return [CPUDevice(1, name="cpu"), ThrottledDevice(CPUDevice(1, name="cpu"), 3.0, name="cpu/x3")]
 
-        alone = []
-        for device in pair():
-            placement = apportion.place(case.graph, devices=1, method="ranges")
-            run_app(app, case, devices=[device], placement=placement)  # warm
-            alone.append(timed(lambda: run_app(app, case, devices=[device], placement=placement),
-                               args.repeats)[0])
-        speeds = [1.0 / t for t in alone]
-        ideal = 1.0 / sum(speeds)
-        devices = pair()
-        placement = apportion.place(case.graph, devices=devices, method="partition", seed=args.seed, speeds=speeds)
-        run_app(app, case, devices=devices, placement=placement)
-        best, _, result = timed(lambda: run_app(app, case, devices=devices, placement=placement), args.repeats)
-        assert matches(app, case, result.values)
-        rows.append({"app": app, "fast": alone[0], "slow": alone[1], "ideal": ideal, "time": best,
-                     "ratio": best / ideal, "split": result.per_device,
-                     "vertices": placement.sizes().tolist() if app != "cc" else None,
-                     "segments": None if app != "cc" else result.per_device})
-        print(f"  {case.label:16} {app:5} alone {alone[0]:.3f} / {alone[1]:.3f} s  ideal {ideal:.3f} s  "
-              f"both {best:.3f} s  ({best / ideal:.2f} × ideal)  work split {result.per_device}", flush=True)
+    rows = []
+    for case in cases:
+        for app in ("bfs", "sssp", "cc"):
+            alone = []
+            for device in pair():
+                placement = apportion.place(case.graph, devices=1, method="ranges")
+                run_app(app, case, devices=[device], placement=placement)  # warm
+                alone.append(timed(lambda: run_app(app, case, devices=[device], placement=placement),
+                                   args.repeats)[0])
+            speeds = [1.0 / t for t in alone]
+            ideal = 1.0 / sum(speeds)
+            devices = pair()
+            placement = apportion.place(case.graph, devices=devices, method="partition", seed=args.seed,
+                                        speeds=speeds)
+            run_app(app, case, devices=devices, placement=placement)
+            best, _, result = timed(lambda: run_app(app, case, devices=devices, placement=placement), args.repeats)
+            assert matches(app, case, result.values)
+            equal = timed(lambda: run_app(app, case, devices=2), args.repeats)[0]
+            rows.append({"graph": case.label, "app": app, "fast": alone[0], "slow": alone[1], "ideal": ideal,
+                         "time": best, "ratio": best / ideal, "split": result.per_device,
+                         "vertices": placement.sizes().tolist() if app != "cc" else None,
+                         "equal": equal, "equal_ratio": equal / (alone[0] / 2)})
+            print(f"  {case.label:16} {app:5} alone {alone[0]:.3f} / {alone[1]:.3f} s  ideal {ideal:.3f} s  "
+                  f"both {best:.3f} s  ({best / ideal:.2f} × ideal)  work split {result.per_device}; two equal "
+                  f"devices {equal:.3f} s ({equal / (alone[0] / 2):.2f} × t/2)", flush=True)
     return rows
+
+
+def profile(case: Case, args) -> list[dict]:
+    """Where BFS's and SSSP's time goes on one graph: the compiled sequential kernel and SciPy beside 1 and 2
+    devices at several Δ (threshold raises against redone work), with the trace's compute / send / wait."""
+    from scipy.sparse.csgraph import breadth_first_order, dijkstra
+
+    from apportion.apps.bfs import bfs_reference
+    from apportion.runtime.priority import auto_delta
+    from apportion.apps.sssp import arc_weights
+
+    rows = []
+    bfs_reference(case.graph, case.source)
+    rows.append({"app": "bfs", "what": "compiled sequential BFS (`bfs_reference`)",
+                 "time": timed(lambda: bfs_reference(case.graph, case.source), args.repeats)[0]})
+    rows.append({"app": "bfs", "what": "SciPy `breadth_first_order`", "time": timed(
+        lambda: breadth_first_order(case.scipy_plain, case.source, return_predecessors=False), args.repeats)[0]})
+    base = auto_delta(None)
+    for devices in (1, 2):
+        for delta in (base, 4 * base, 16 * base, "off"):
+            rows.append(profiled("bfs", case, devices, delta, args))
+    rows.append({"app": "sssp", "what": "SciPy `dijkstra`", "time": timed(
+        lambda: dijkstra(case.scipy_weighted, indices=case.source), args.repeats)[0]})
+    base = auto_delta(arc_weights(case.graph))
+    for devices in (1, 2):
+        for delta in (base, 4 * base, 16 * base):
+            rows.append(profiled("sssp", case, devices, delta, args))
+    return rows
+
+
+def profiled(app: str, case: Case, devices: int, delta, args) -> dict:
+    run_app(app, case, devices=devices, priority_delta=delta, placement="ranges" if devices == 1 else case.placement)
+    best, _, result = timed(lambda: run_app(app, case, devices=devices, priority_delta=delta,
+                                            placement="ranges" if devices == 1 else case.placement), args.repeats)
+    assert matches(app, case, result.values)
+    seconds = {"compute": 0.0, "transfer": 0.0, "idle": 0.0}
+    for per_kind in result.trace.time_by_kind().values():
+        for kind in seconds:
+            seconds[kind] += per_kind.get(kind, 0.0)
+    label = "off" if delta == "off" else f"{delta:g}"
+    print(f"  {case.label:16} {app:5} {devices} device(s) Δ {label:6} {best:.3f} s  work "
+          f"{result.work_items / case.graph.n:.2f} n  raises {result.priority_raises}  "
+          + "  ".join(f"{k} {v:.3f} s" for k, v in seconds.items()), flush=True)
+    return {"app": app, "what": f"apportion, {devices} device{'s' if devices > 1 else ''}, Δ = {label}",
+            "time": best, "work_per_n": result.work_items / case.graph.n, "raises": result.priority_raises,
+            **seconds}
 
 
 def failure(case: Case) -> list[dict]:
@@ -430,15 +481,26 @@ def render(results: dict, cases: list[Case], args, started: float) -> str:
         lines.append(f"| {row['graph']} | {row['placement']} ({row['cut']:,}) | {row['priority']} | "
                      f"{fmt(row['time'])} | {row['work_per_n']:.2f} | {delta} | {row['raises']} | "
                      f"{row['bytes']:,} |")
-    hetero_label = results["hetero_graph"]
-    lines += ["", f"### Heterogeneity ({hetero_label}: a CPU device and one throttled 3×)", "",
-              "| app | fast alone (s) | slow alone (s) | ideal 1/(s₁+s₂) (s) | both (s) | ÷ ideal | "
-              "work items per device | vertices per device |", "|---|---|---|---|---|---|---|---|"]
+    lines += ["", "### Heterogeneity: a CPU device and one throttled 3× (placement targets from the measured "
+              "speeds)", "",
+              "| graph | app | fast alone (s) | slow alone (s) | ideal 1/(s₁+s₂) (s) | both (s) | ÷ ideal | "
+              "work items per device | vertices per device | two fast devices (s), ÷ t_fast/2 |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for row in results["hetero"]:
         vertices = "— (edge segments)" if row["vertices"] is None else " / ".join(f"{v:,}" for v in row["vertices"])
         split = " / ".join(f"{v:,}" for v in row["split"])
-        lines.append(f"| {APP_NAMES[row['app']]} | {fmt(row['fast'])} | {fmt(row['slow'])} | {fmt(row['ideal'])} | "
-                     f"{fmt(row['time'])} | {row['ratio']:.2f}× | {split} | {vertices} |")
+        lines.append(f"| {row['graph']} | {APP_NAMES[row['app']]} | {fmt(row['fast'])} | {fmt(row['slow'])} | "
+                     f"{fmt(row['ideal'])} | {fmt(row['time'])} | {row['ratio']:.2f}× | {split} | {vertices} | "
+                     f"{fmt(row['equal'])}, {row['equal_ratio']:.2f}× |")
+    lines += ["", f"### Where the time goes ({results['profile_graph']}, source {results['profile_source']})", "",
+              "| app | what | time (s) | work items / n | threshold raises | compute / send / wait, summed over "
+              "devices (s) |", "|---|---|---|---|---|---|"]
+    for row in results["profile"]:
+        if "raises" not in row:
+            lines.append(f"| {APP_NAMES[row['app']]} | {row['what']} | {fmt(row['time'])} | | | |")
+        else:
+            lines.append(f"| {APP_NAMES[row['app']]} | {row['what']} | {fmt(row['time'])} | {row['work_per_n']:.2f} | "
+                         f"{row['raises']} | {row['compute']:.3f} / {row['transfer']:.3f} / {row['idle']:.3f} |")
     lines += ["", f"### A device dies mid-run ({results['failure_graph']}, 2 devices, the second a FaultyDevice)",
               "", "| app | clean run (s) | kernel calls of the dying device (clean run) | dies on call | run with "
               "the failure (s) | exact | recovery (ms) | work items / n |", "|---|---|---|---|---|---|---|---|"]
@@ -495,8 +557,10 @@ def main() -> int:
     road = cases[2]
     results["work"] = work([cases[0], road] if not args.quick else cases, args)
     print("heterogeneity", flush=True)
-    results["hetero_graph"] = road.label
-    results["hetero"] = heterogeneity(road, args)
+    results["hetero"] = heterogeneity([cases[1], road], args)
+    print("profile", flush=True)
+    results["profile_graph"], results["profile_source"] = road.label, road.source
+    results["profile"] = profile(road, args)
     print("failure", flush=True)
     results["failure_graph"] = road.label
     results["failure"] = failure(road)
