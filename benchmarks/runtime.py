@@ -386,7 +386,7 @@ def profiled(app: str, case: Case, devices: int, delta, args) -> dict:
     for per_kind in result.trace.time_by_kind().values():
         for kind in seconds:
             seconds[kind] += per_kind.get(kind, 0.0)
-    label = "off" if delta == "off" else f"{delta:g}"
+    label = "off" if delta == "off" else (f"{delta:,.0f}" if delta >= 10 else f"{delta:g}")
     print(f"  {case.label:16} {app:5} {devices} device(s) Δ {label:6} {best:.3f} s  work "
           f"{result.work_items / case.graph.n:.2f} n  raises {result.priority_raises}  "
           + "  ".join(f"{k} {v:.3f} s" for k, v in seconds.items()), flush=True)
@@ -440,6 +440,13 @@ def ray_section(case: Case, args) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------------------------ output
+def recovery_ms(row: dict) -> str:
+    """The restart time; topology-driven CC has none (the dead device's segments are sent to the others)."""
+    if row["app"] == "cc":
+        return "— (segments redone)"
+    return f"{1e3 * row['recovery']:.2f}"
+
+
 def fmt(seconds: float | None) -> str:
     if seconds is None:
         return "—"
@@ -506,7 +513,7 @@ def render(results: dict, cases: list[Case], args, started: float) -> str:
               "the failure (s) | exact | recovery (ms) | work items / n |", "|---|---|---|---|---|---|---|---|"]
     for row in results["failure"]:
         lines.append(f"| {APP_NAMES[row['app']]} | {fmt(row['clean'])} | {row['calls']} | {row['fail_at']} | "
-                     f"{fmt(row['time'])} | {'yes' if row['exact'] else '**no**'} | {1e3 * row['recovery']:.2f} | "
+                     f"{fmt(row['time'])} | {'yes' if row['exact'] else '**no**'} | {recovery_ms(row)} | "
                      f"{row['work_per_n']:.2f} |")
     if results.get("ray"):
         lines += ["", f"### Ray: a local 2-actor cluster ({results['ray_graph']})", "",
@@ -526,6 +533,34 @@ def render(results: dict, cases: list[Case], args, started: float) -> str:
               f"{numba.__version__}. Weights: uniform integers 1–99 (seed {WEIGHT_SEED}) on delaunay and rmat, "
               f"integer lengths on road. ÷ faster anchor below 1 (bold) means apportion was faster."]
     return "\n".join(lines)
+
+
+def print_rich(markdown: str) -> None:
+    """The rendered page as rich tables on stdout (the same text the docs get, one table per `###` heading)."""
+    import re
+
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    title, table = "", None
+    for line in markdown.splitlines() + [""]:
+        if line.startswith("|"):
+            cells = [re.sub(r"\*\*(.+?)\*\*", r"[bold]\1[/bold]", c.strip()) for c in line.strip("|").split("|")]
+            if table is None:
+                table = Table(title=title, title_justify="left")
+                for cell in cells:
+                    table.add_column(cell)
+            elif not all(set(c) <= {"-"} for c in cells):
+                table.add_row(*cells)
+            continue
+        if table is not None:
+            console.print(table)
+            table = None
+        if line.startswith("### "):
+            title = line[4:]
+        elif line.strip():
+            console.print(line, markup=False)
 
 
 def main() -> int:
@@ -570,7 +605,7 @@ def main() -> int:
         results["ray"] = ray_section(road, args)
     table = render(results, cases, args, started)
     print()
-    print(table)
+    print_rich(table)
     if not args.no_docs and not args.quick:
         write_generated_block(DOC, "runtime", table)
         print(f"tables written to {DOC.relative_to(REPO)}")
