@@ -57,6 +57,19 @@ def test_generate_kind_options_and_errors(tmp_path, capsys):
     assert code == 2 and "extension" in err
 
 
+def test_generate_road_keeps_its_lengths_and_takes_extra(tmp_path, capsys):
+    out = tmp_path / "road.graph"
+    report = _json(capsys, "generate", "road", "--n", 400, "--seed", 2, "--extra", 0.5, "-o", out)
+    expected = apportion.generate("road", 400, seed=2, extra=0.5)
+    graph = read_graph(out)
+    assert report["options"] == {"extra": 0.5} and report["m"] == graph.m == expected.m
+    assert np.array_equal(graph.indices, expected.indices)
+    assert np.array_equal(graph.edge_weights, expected.edge_weights)  # the integer lengths survive the file
+    code, _, err = _run(capsys, "generate", "road", "--n", 50, "--extra", 2, "-o", tmp_path / "bad.graph")
+    assert code == 2 and "extra" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "bad.graph").exists()
+
+
 def test_info_json_matches_networkx(tmp_path, capsys):
     path = tmp_path / "polblogs.graph"
     write_graph(datasets.load("polblogs"), path)  # has isolated vertices

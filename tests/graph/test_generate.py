@@ -8,6 +8,8 @@ import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from scipy.sparse.csgraph import (breadth_first_order, connected_components, minimum_spanning_tree,
+                                  shortest_path)
 from scipy.spatial import Delaunay
 
 from apportion import generate
@@ -15,7 +17,8 @@ from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.graph.generate import KINDS, RGG_RADIUS_FACTOR, options_of, rmat_pairs
 
-SMALL = {"delaunay": 300, "rgg": 400, "grid2d": 144, "grid3d": 125, "rmat": 256, "er": 300, "ba": 300}
+SMALL = {"delaunay": 300, "rgg": 400, "grid2d": 144, "grid3d": 125, "rmat": 256, "er": 300, "ba": 300, "road": 300}
+WEIGHTED_KINDS = {"road"}
 
 
 def edge_set(graph: Graph) -> set[tuple[int, int]]:
@@ -23,11 +26,11 @@ def edge_set(graph: Graph) -> set[tuple[int, int]]:
     return set(zip(u.tolist(), v.tolist()))
 
 
-def assert_simple(graph: Graph) -> None:
-    """Re-validate through the checking constructor: symmetric, sorted, no loops, no duplicates."""
-    checked = Graph.from_csr(graph.indptr, graph.indices, sort=True)
+def assert_simple(graph: Graph, weighted: bool = False) -> None:
+    """Re-validate through the checking constructor: symmetric (weights too), sorted, no loops, no duplicates."""
+    checked = Graph.from_csr(graph.indptr, graph.indices, edge_weights=graph.edge_weights, sort=True)
     assert np.array_equal(checked.indices, graph.indices)  # neighbour lists were already sorted
-    assert graph.edge_weights is None and graph.vertex_weights is None
+    assert (graph.edge_weights is not None) == weighted and graph.vertex_weights is None
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -36,7 +39,7 @@ def test_every_kind_is_simple_sized_and_named(kind):
     assert graph.n == SMALL[kind]
     assert graph.m > 0
     assert graph.name.startswith(kind)
-    assert_simple(graph)
+    assert_simple(graph, weighted=kind in WEIGHTED_KINDS)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -45,11 +48,70 @@ def test_same_seed_same_graph(kind):
     second = generate(kind, SMALL[kind], seed=11)
     assert np.array_equal(first.indptr, second.indptr)
     assert np.array_equal(first.indices, second.indices)
+    assert (first.edge_weights is None and second.edge_weights is None) or \
+        np.array_equal(first.edge_weights, second.edge_weights)
 
 
-@pytest.mark.parametrize("kind", ["delaunay", "rgg", "rmat", "er", "ba"])
+@pytest.mark.parametrize("kind", ["delaunay", "rgg", "rmat", "er", "ba", "road"])
 def test_different_seeds_differ(kind):
     assert edge_set(generate(kind, SMALL[kind], seed=1)) != edge_set(generate(kind, SMALL[kind], seed=2))
+
+
+# ------------------------------------------------------------------------------------------------ road
+def road_parts(n: int, seed: int, extra: float = 0.25):
+    """The road graph, the delaunay graph of the same points, the points, and the integer side lengths."""
+    graph = generate("road", n, seed=seed, extra=extra)
+    triangulation = generate("delaunay", n, seed=seed)
+    points = np.random.default_rng(seed).random((n, 2))
+    return graph, triangulation, points
+
+
+@given(n=st.integers(4, 400), seed=st.integers(0, 2**16), extra=st.sampled_from([0.0, 0.25, 0.6, 1.0]))
+@settings(max_examples=30, deadline=None)
+def test_road_is_a_minimum_spanning_tree_plus_a_fraction_of_the_other_delaunay_sides(n, seed, extra):
+    graph, triangulation, points = road_parts(n, seed, extra)
+    road_edges, delaunay_edges = edge_set(graph), edge_set(triangulation)
+    assert road_edges <= delaunay_edges  # only sides of the triangulation
+    # every weight is the side's integer Euclidean length, at least 1
+    u, v, w = graph.edges()
+    lengths = np.maximum(1, np.rint(np.hypot(*(points[u] - points[v]).T) * 1000 * math.sqrt(n)))
+    assert w.dtype.kind == "i" and np.array_equal(w, lengths.astype(np.int64)) and w.min() >= 1
+    # connected, and its minimum spanning tree weighs what the whole triangulation's does: the tree is in it
+    matrix = graph.to_scipy()
+    assert connected_components(matrix, directed=False)[0] == 1
+    du, dv, _ = triangulation.edges()
+    tri_weights = np.maximum(1, np.rint(np.hypot(*(points[du] - points[dv]).T) * 1000 * math.sqrt(n)))
+    full = Graph.from_edges(du, dv, tri_weights.astype(np.int64), n=n)
+    assert minimum_spanning_tree(matrix).sum() == minimum_spanning_tree(full.to_scipy()).sum()
+    # (n − 1) tree sides plus ⌊extra · the rest⌋
+    assert graph.m == (n - 1) + int(extra * (triangulation.m - (n - 1)))
+
+
+def test_road_with_no_extra_is_the_spanning_tree_the_quarter_is_built_on():
+    tree, triangulation, points = road_parts(3000, 7, extra=0.0)
+    assert tree.m == tree.n - 1
+    assert connected_components(tree.to_scipy(), directed=False)[0] == 1  # n − 1 edges, connected: a spanning tree
+    quarter = generate("road", 3000, seed=7)
+    assert edge_set(tree) <= edge_set(quarter)  # the quarter is added to the same tree
+    assert quarter.m == 2999 + (triangulation.m - 2999) // 4
+
+
+def test_road_is_road_like_sparse_and_deep():
+    graph = generate("road", 1 << 14, seed=0)
+    assert 1.45 < graph.m / graph.n < 1.55  # average degree about 3
+    levels = breadth_first_order(graph.to_scipy(), 0, directed=False)[0]
+    assert levels.shape[0] == graph.n
+    diameter_lower_bound = int(shortest_path(graph.to_scipy(), unweighted=True, indices=[0]).max())
+    delaunay_depth = int(shortest_path(generate("delaunay", 1 << 14, seed=0).to_scipy(), unweighted=True,
+                                       indices=[0]).max())
+    assert diameter_lower_bound > delaunay_depth  # the tree makes it deeper than the triangulation
+
+
+def test_road_spatial_order_is_a_relabelling():
+    plain = generate("road", 500, seed=4)
+    spatial = generate("road", 500, seed=4, order="spatial")
+    assert plain.m == spatial.m and plain.total_edge_weight() == spatial.total_edge_weight()
+    assert sorted(plain.degrees().tolist()) == sorted(spatial.degrees().tolist())
 
 
 # ------------------------------------------------------------------------------------------------ delaunay
@@ -253,6 +315,8 @@ def test_ba_degrees_and_edge_count(m_attach):
     (lambda: generate("rgg", 10, order="sideways"), "order"),
     (lambda: generate("rgg", 10, seed=-1), "seed"),
     (lambda: generate("er", None), "required"),
+    (lambda: generate("road", 100, extra=1.5), "[0, 1]"),
+    (lambda: generate("road", 100, order="sideways"), "order"),
 ])
 def test_bad_requests_raise_one_line_input_errors(call, fragment):
     with pytest.raises(InputError) as info:

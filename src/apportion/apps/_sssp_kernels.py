@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from apportion.runtime.worklist import NOT_QUEUED, wl_defer, wl_pop, wl_promote, wl_push
+from apportion.runtime.worklist import DEFERRED, NOT_QUEUED, QUEUED, wl_defer, wl_promote, wl_push
 
 
 @njit(cache=True, nogil=True)
@@ -27,37 +27,54 @@ def sssp_step(indptr, indices, weights, owner, me, dist, flags, queue, qstate, d
         if in_d[i] < dist[v]:
             dist[v] = in_d[i]
             pushed += wl_push(flags, queue, qstate, dstate, v)
+    # queue head, tail and count in locals in the main loop, as in _bfs_kernels.bfs_step (why: see there)
+    size = queue.shape[0]
+    head = qstate[0]
+    tail = qstate[1]
+    queued = qstate[2]
     processed = 0
     n_out = 0
     edges = 0
     capacity = out_v.shape[0]
-    while processed < budget and qstate[2] > 0:
-        v = queue[qstate[0]]
+    while processed < budget and queued > 0:
+        v = queue[head]
         begin = indptr[v]
         end = indptr[v + 1]
-        if dist[v] >= threshold:
-            wl_pop(flags, queue, qstate)
+        base = dist[v]
+        if base < threshold and n_out + (end - begin) > capacity:
+            break  # the out buffers are full: send them first
+        head = head + 1 if head + 1 < size else 0
+        queued -= 1
+        if base >= threshold:
             wl_defer(flags, deferred, dstate, v)  # still counted: it waits for the threshold to rise
             continue
-        if n_out + (end - begin) > capacity:
-            break  # the out buffers are full: send them first
-        wl_pop(flags, queue, qstate)
         flags[v] = NOT_QUEUED
         processed += 1
-        base = dist[v]
         for e in range(begin, end):
             u = indices[e]
             candidate = base + weights[e]
             if candidate < dist[u]:
                 dist[u] = candidate
                 if owner[u] == me:
-                    pushed += wl_push(flags, queue, qstate, dstate, u)
+                    state = flags[u]
+                    if state != QUEUED:  # wl_push
+                        if state == DEFERRED:
+                            dstate[1] -= 1  # its entry in the deferred list is stale from now on
+                        else:
+                            pushed += 1
+                        flags[u] = QUEUED
+                        queue[tail] = u
+                        tail = tail + 1 if tail + 1 < size else 0
+                        queued += 1
                 else:
                     out_v[n_out] = u
                     out_d[n_out] = candidate
                     out_dest[n_out] = owner[u]
                     n_out += 1
         edges += end - begin
+    qstate[0] = head
+    qstate[1] = tail
+    qstate[2] = queued
     counts[0] = processed
     counts[1] = pushed
     counts[2] = in_v.shape[0]

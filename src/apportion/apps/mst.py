@@ -23,7 +23,7 @@ from typing import Iterator
 import numba
 import numpy as np
 
-from apportion.apps import _mst_kernels as kernels
+from apportion.graph import _mst_kernels as kernels
 from apportion.checks import check_threads
 from apportion.graph.csr import Graph, as_graph
 

@@ -48,7 +48,7 @@ def register(subparsers) -> None:
                    help=OUTPUT_FORMAT_HELP)
     kind_options = p.add_argument_group("kind options (each applies to some kinds only)")
     kind_options.add_argument("--order", choices=("random", "spatial"), default=None,
-                              help="delaunay, rgg: vertex numbering (default random)")
+                              help="delaunay, rgg, road: vertex numbering (default random)")
     kind_options.add_argument("--radius", type=float, default=None, help="rgg: connection radius "
                               "(default 0.55·sqrt(ln n / n))")
     kind_options.add_argument("--rows", type=int, default=None, help="grid2d: rows")
@@ -61,6 +61,8 @@ def register(subparsers) -> None:
     kind_options.add_argument("--avg-degree", type=float, default=None, help="er: average degree (default 8)")
     kind_options.add_argument("--m-attach", type=int, default=None,
                               help="ba: edges per new vertex (default 4)")
+    kind_options.add_argument("--extra", type=float, default=None,
+                              help="road: fraction of the non-tree Delaunay edges kept (default 0.25)")
 
     p = add_command(subparsers, "info", run_info, help="summarise a graph file",
                     description="Read GRAPH and report vertices, edges, degree statistics, connected components "
@@ -125,7 +127,7 @@ def run_generate(args: argparse.Namespace) -> int:
     check_outputs([args.output])
     check_seed(args.seed, name="--seed")
     options = {}
-    for key in ("order", "radius", "rows", "cols", "scale", "edge_factor", "p", "avg_degree", "m_attach"):
+    for key in ("order", "radius", "rows", "cols", "scale", "edge_factor", "p", "avg_degree", "m_attach", "extra"):
         value = getattr(args, key)
         if value is not None:
             options[key] = value

@@ -15,6 +15,8 @@
 - ``er``: Erdős–Rényi G(n, p), with ``p=`` or ``avg_degree=`` (default average degree 8).
 - ``ba``: Barabási–Albert preferential attachment with ``m_attach=`` edges per new vertex (default 4), grown
   from a clique on m_attach + 1 vertices, so every degree is at least m_attach.
+- ``road``: road-like: the minimum spanning tree of a random Delaunay triangulation (Euclidean lengths) plus a
+  random quarter (``extra=``) of the triangulation's other edges; integer Euclidean lengths as edge weights.
 
 Every random choice comes from ``numpy.random.default_rng(seed)`` (the Barabási–Albert kernel seeds Numba's
 generator with the same seed): the same seed gives the same graph. docs/graph.md gives the costs.
@@ -34,13 +36,16 @@ from apportion.errors import InputError
 from apportion.graph.csr import Graph, index_dtype
 from apportion.graph.io._limits import INT64_MAX, check_memory, graph_bytes
 
-KINDS = ("delaunay", "rgg", "grid2d", "grid3d", "rmat", "er", "ba")
+KINDS = ("delaunay", "rgg", "grid2d", "grid3d", "rmat", "er", "ba", "road")
 
 # Graph500 Kronecker initiator and edge factor.
 RMAT_A, RMAT_B, RMAT_C = 0.57, 0.19, 0.19
 RMAT_EDGE_FACTOR = 16
 # DIMACS10 random geometric graph radius constant: r = RGG_RADIUS_FACTOR * sqrt(ln n / n).
 RGG_RADIUS_FACTOR = 0.55
+# road: edge lengths in units of 1/ROAD_LENGTH_UNITS of the mean point spacing 1/√n (so about 1,000 for a
+# typical edge: integers that keep the Euclidean order to a tenth of a percent)
+ROAD_LENGTH_UNITS = 1000
 # Erdős–Rényi pair keys u·n + v must fit in int64: n² < 2^63
 ER_MAX_N = math.isqrt((1 << 63) - 1)
 
@@ -168,14 +173,58 @@ def delaunay(n: int, seed: int = 0, *, order: str = "random", method: str = "swe
     _check_size("delaunay", n, entries=4 * n, extra_bytes=16 * n)  # m ≥ 2n − 3; 16 bytes of points per vertex
     points = _uniform_points(n, seed)
     name = f"delaunay_{_size_label(n)}{_seed_suffix(seed)}"
+    lo, hi = _relabel(*_delaunay_pairs(points, method), order, points)
+    return _graph_from_pairs(lo, hi, n, name)
+
+
+def _delaunay_pairs(points: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray]:
+    """The sides of the Delaunay triangles of the points (each interior side twice, as (a, b) and (b, a))."""
+    n = points.shape[0]
     if n <= 3:  # fewer than 4 points in general position triangulate to a clique
         lo, hi = np.triu_indices(n, k=1)
-    else:
-        triangles = _triangles(points, method)
-        lo = np.concatenate([triangles[:, 0], triangles[:, 1], triangles[:, 2]])
-        hi = np.concatenate([triangles[:, 1], triangles[:, 2], triangles[:, 0]])
-    lo, hi = _relabel(lo, hi, order, points)
-    return _graph_from_pairs(lo, hi, n, name)
+        return lo.astype(np.int64), hi.astype(np.int64)
+    triangles = _triangles(points, method)
+    lo = np.concatenate([triangles[:, 0], triangles[:, 1], triangles[:, 2]])
+    hi = np.concatenate([triangles[:, 1], triangles[:, 2], triangles[:, 0]])
+    return lo, hi
+
+
+def road(n: int, seed: int = 0, *, extra: float = 0.25, order: str = "random") -> Graph:
+    """Road-like graph: a Euclidean minimum spanning tree of a random Delaunay triangulation plus a random
+    fraction `extra` (default a quarter) of the triangulation's other edges, weighted by integer lengths.
+
+    The points are those of ``delaunay(n, seed)`` (n uniform points in the unit square, vertex i = point i; the
+    triangulation is the same sweep-hull one). Every side of a triangle gets the integer length
+    max(1, round(d · ROAD_LENGTH_UNITS · √n)) for its Euclidean length d (about 1,000 for a typical side). The
+    tree is the minimum spanning tree under these lengths, by the project's Borůvka kernel (ties broken by the
+    canonical edge id, so it is unique); then ⌊extra · r⌋ of the r remaining sides are kept, drawn uniformly
+    without replacement from ``default_rng(seed)`` after the points. So the graph is connected, planar, has
+    m = (n − 1) + ⌊extra · (m_delaunay − n + 1)⌋ ≈ 1.5 n edges (average degree about 3) and a large hop
+    diameter, like a road network. ``order="spatial"`` renumbers the vertices along a Z-order curve.
+    """
+    from apportion.graph._mst_kernels import boruvka_serial
+
+    extra = _check_probability(extra, "road: extra")
+    if order not in ("random", "spatial"):
+        raise InputError(f"order must be 'random' or 'spatial', got {order!r}")
+    _check_size("road", n, entries=6 * n, extra_bytes=64 * n)  # the triangulation and its lengths on the way
+    rng = np.random.default_rng(seed)
+    points = rng.random((n, 2))  # the same draw as _uniform_points(n, seed), so the same points as delaunay
+    name = f"road_{_size_label(n)}{_seed_suffix(seed)}"
+    triangulation = _graph_from_pairs(*_delaunay_pairs(points, "sweep"), n, name)
+    src, dst = triangulation.sources(), triangulation.indices
+    distance = np.hypot(points[src, 0] - points[dst, 0], points[src, 1] - points[dst, 1])
+    lengths = np.maximum(1, np.rint(distance * (ROAD_LENGTH_UNITS * math.sqrt(n)))).astype(np.int64)
+    tree_u, tree_v, _, _ = boruvka_serial(triangulation.indptr, dst, lengths)
+    upper = dst > src  # each side once, in canonical order (by u, then v), as the tree's edges are listed
+    side_u, side_v, side_w = src[upper].astype(np.int64), dst[upper].astype(np.int64), lengths[upper]
+    in_tree = np.zeros(side_u.shape[0], dtype=bool)
+    in_tree[np.searchsorted(side_u * n + side_v, tree_u.astype(np.int64) * n + tree_v)] = True
+    others = np.flatnonzero(~in_tree)
+    chosen = np.sort(rng.choice(others.shape[0], size=int(extra * others.shape[0]), replace=False))
+    keep = np.concatenate([np.flatnonzero(in_tree), others[chosen]])
+    lo, hi = _relabel(side_u[keep], side_v[keep], order, points)
+    return Graph.from_edges(lo, hi, side_w[keep], n=n, name=name)
 
 
 def rgg(n: int, seed: int = 0, *, radius: float | None = None, order: str = "random",
@@ -439,6 +488,7 @@ def ba(n: int, seed: int = 0, *, m_attach: int = 4) -> Graph:
 
 GENERATORS: dict[str, Callable[..., Graph]] = {
     "delaunay": delaunay, "rgg": rgg, "grid2d": grid2d, "grid3d": grid3d, "rmat": rmat, "er": er, "ba": ba,
+    "road": road,
 }
 # kinds whose size may come from options alone
 _N_OPTIONAL = {"grid2d", "grid3d", "rmat"}
@@ -454,7 +504,7 @@ def generate(kind: str, n: int | None = None, seed: int = 0, **options: Any) -> 
     """A seeded synthetic graph of the given kind (see the module docstring and docs/graph.md).
 
     Args:
-        kind: one of delaunay, rgg, grid2d, grid3d, rmat, er, ba.
+        kind: one of delaunay, rgg, grid2d, grid3d, rmat, er, ba, road.
         n: number of vertices (≥ 1). For grid2d / grid3d / rmat it may be None when rows/cols, dims or scale
             fix the size; for rmat it must be a power of two.
         seed: every random choice derives from it; the same seed gives the same graph.
@@ -479,4 +529,4 @@ def generate(kind: str, n: int | None = None, seed: int = 0, **options: Any) -> 
 
 
 __all__ = ["KINDS", "GENERATORS", "generate", "options_of", "rmat_pairs", "delaunay", "rgg", "grid2d", "grid3d",
-           "rmat", "er", "ba"]
+           "rmat", "er", "ba", "road"]

@@ -1,5 +1,8 @@
 """Numba kernels of the parallel Borůvka minimum spanning forest (seed 000, section 5.4).
 
+They live in the graph layer (not beside `apps/mst.py`) because the road-like generator (`graph/generate.py`,
+kind `road`) builds its spanning tree with `boruvka_serial` too, and a lower layer may not import `apps`.
+
 Edges are ordered strictly by the pair (weight, canonical edge key), where the canonical key of {u, v} is
 min(u, v) * n + max(u, v): the order of the canonical edge ids (u < v, by u then v). Under a strict total order
 the minimum spanning forest is unique, so every round's choices are independent of thread count and scheduling,
