@@ -249,22 +249,23 @@ def heat_throttled(size: int, steps: int, reps: int) -> str:
 def heat_seed002(sizes=(4096, 6400), steps: int = 100) -> str:
     """Simulated seed002 platform: heterogeneous (2×C2050 + 2×GTX650) vs homogeneous (2×C2050), each with CPM,
     FPM and FPMC, with the platform's models as shipped and with the heat-scale saturation adapter."""
-    from apportion.apps.heat import HEAT_FLOPS_PER_POINT, run_heat
-    from apportion.apps.stencil_simulated import DEFAULT_RESIDENT_POINTS, stencil_devices
+    from apportion.apps.heat import run_heat
+    from apportion.apps.stencil_simulated import DEFAULT_RESIDENT_POINTS
     from apportion.platform import Platform
 
     platform = Platform.load("seed002")
-    variants = {"as shipped": list(platform.devices),
-                f"heat-scale saturation ({DEFAULT_RESIDENT_POINTS} points)":
-                    stencil_devices(platform.devices, HEAT_FLOPS_PER_POINT)}
+    # the product's own adapter (run_heat's resident_points), switched off for the "as shipped" rows
+    variants = {"as shipped": None, f"heat-scale saturation ({DEFAULT_RESIDENT_POINTS} points)": DEFAULT_RESIDENT_POINTS}
+    devices = list(platform.devices)
     rows, gains = [], []
-    for variant, devices in variants.items():
+    for variant, resident_points in variants.items():
         homogeneous = [d for d in devices if d.name.startswith("c2050")]
         for size in sizes:
             best, compute_only = {}, {}
             for label, devs in (("2×C2050", homogeneous), ("2×C2050 + 2×GTX650", devices)):
                 for model in ("cpm", "fpm", "fpmc"):
-                    result = run_heat(size, size, steps, devs, model=model, compute_values=False)
+                    result = run_heat(size, size, steps, devs, model=model, compute_values=False,
+                                      resident_points=resident_points)
                     tr = result.trace
                     compute = tr.compute_s.sum(axis=0)
                     communication = tr.communication_s.sum(axis=0)
