@@ -61,6 +61,18 @@ def register(subparsers) -> None:
                        help="device wall time (default) or thread CPU time × throttle factor")
     show = add_command(nested, "show", _perf_show, help="print a speed table")
     show.add_argument("table", help="table file (.json or .npz)")
+    fit = add_command(nested, "fit", _perf_fit,
+                      help="measure a real platform's devices on the workloads and write a simulated twin (TOML)")
+    fit.add_argument("--platform", default="auto", help="a platform of real devices (file or auto; default auto)")
+    fit.add_argument("-o", "--output", required=True, metavar="TWIN.toml", help="the simulated platform to write")
+    fit.add_argument("--workloads", default="matmul,textsearch,pbf",
+                     help="comma-separated workloads to measure (default matmul,textsearch,pbf)")
+    fit.add_argument("--bundles", default="1,2,4,8",
+                     help="run sizes, in chunks of each workload's default real size (default 1,2,4,8)")
+    fit.add_argument("--repeats", type=int, default=5, help="timed runs per case and device (median; default 5)")
+    fit.add_argument("--clock", choices=("wall", "cpu"), default="cpu",
+                     help="thread CPU time × throttle factor (default; immune to other processes) or wall time")
+    fit.add_argument("--name", default=None, help="the twin's platform name (default: the output file's stem)")
     calibrate = add_command(nested, "calibrate", _perf_calibrate,
                             help="measure this machine's CPU thread speed now and cache it (what CPU devices, "
                                  "static-peak, CPM and placement use)")
@@ -209,6 +221,71 @@ def _perf_show(args: argparse.Namespace) -> int:
         out.add_column(f"c={c:g}", justify="right")
     for w, row in zip(table.sizes, table.table):
         out.add_row(f"{w:g}", *(f"{v:.3e}" for v in row))
+    Console().print(out)
+    return 0
+
+
+def _fit_cases(names, bundles, seed: int = 0) -> list:
+    """(workload, kernels, args, work) for each workload at its default real size, on bundles of chunks."""
+    from apportion.apps.workloads import DEFAULT_SIZE, WORKLOADS, build_workload
+
+    cases = []
+    for name in names:
+        if name not in WORKLOADS:
+            raise InputError(f"--workloads: unknown workload {name!r} (choose from {', '.join(WORKLOADS)})")
+        workload = build_workload(name, DEFAULT_SIZE["real"][name], seed=seed)
+        for count in sorted(set(bundles)):
+            ids = list(range(min(int(count), workload.n_chunks)))
+            cases.append((name, workload.kernels, workload.payload(ids), workload.work(ids)))
+    return cases
+
+
+def _perf_fit(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from apportion.perfmodel.fit import fit_platform, measure_cases
+
+    if not str(args.output).endswith(".toml"):
+        raise InputError("-o: the twin is a platform file and must end in .toml")
+    integer(args.repeats, "--repeats", low=1)
+    names = [w.strip() for w in args.workloads.split(",") if w.strip()]
+    if not names:
+        raise InputError("--workloads: name at least one workload")
+    bundles = parse_number_list(args.bundles, "--bundles", int)
+    if min(bundles) < 1:
+        raise InputError("--bundles: chunk counts must be ≥ 1")
+    check_outputs([args.output], [args.platform])
+    platform = platform_argument(args.platform)
+    try:
+        if any(getattr(d, "is_simulated", False) for d in platform.devices):
+            raise InputError(f"perfmodel fit: platform {platform.name} is simulated; fit needs real devices")
+        cases = _fit_cases(names, bundles)
+        with progress(f"measuring {len(platform.devices)} device(s) on {len(cases)} cases × {args.repeats}"):
+            samples = measure_cases(platform.devices, cases, repeats=args.repeats, clock=args.clock)
+        twin, lines = fit_platform(platform.devices, samples, name=args.name or Path(args.output).stem,
+                                   description=f"simulated twin of {platform.name} ({', '.join(names)}; "
+                                               f"apportion perfmodel fit, clock {args.clock})")
+    finally:
+        platform.close()
+    twin.save(args.output)
+    first = platform.devices[0].name
+    rows = [{"device": device, "workload": workload, "gflops": line.rate_flops / 1e9,
+             "latency_us": line.latency_s * 1e6, "max_relative_residual": line.residual,
+             "speed_vs_first": line.rate_flops / lines[first][workload].rate_flops}
+            for device, fitted in lines.items() for workload, line in fitted.items()]
+    if args.json:
+        emit_json({"output": args.output, "platform": twin.name, "devices": [d.name for d in twin.devices],
+                   "fits": rows})
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    out = Table(title=f"simulated twin written to {args.output}: seconds = latency + FLOPs / rate")
+    for column in ("device", "workload", "GFLOP/s", "latency µs", f"speed vs {first}", "max residual"):
+        out.add_column(column, justify="left" if column in ("device", "workload") else "right")
+    for row in rows:
+        out.add_row(row["device"], row["workload"], f"{row['gflops']:.3g}", f"{row['latency_us']:.1f}",
+                    f"{row['speed_vs_first']:.3f}", f"{row['max_relative_residual']:.1%}")
     Console().print(out)
     return 0
 

@@ -104,3 +104,25 @@ def test_perfmodel_calibrate_measures_and_caches(cli, tmp_path):
     assert data["thread_gflops"] > 0 and len(data["samples"]) >= 1
     cached = json.loads(cli("perfmodel", "calibrate", "--show", "--json").stdout)
     assert cached["thread_flops"] == data["thread_flops"] and cached["measured_at"] == data["measured_at"]
+
+
+def test_perfmodel_fit_writes_a_twin_that_loads_and_refuses_simulated_platforms(cli, tmp_path):
+    from apportion.platform import Platform
+
+    real = tmp_path / "real.toml"
+    real.write_text('name = "pair"\n[[device]]\nname = "fast"\ntype = "cpu"\n'
+                    '[[device]]\nname = "slow"\ntype = "throttled"\nfactor = 2\n')
+    twin = tmp_path / "twin.toml"
+    out = cli("perfmodel", "fit", "--platform", real, "-o", twin, "--workloads", "pbf", "--bundles", "1,2",
+              "--repeats", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["devices"] == ["fast", "slow"] and {f["workload"] for f in data["fits"]} == {"pbf"}
+    loaded = Platform.load(twin)
+    assert [d.name for d in loaded.devices] == ["fast", "slow"] and all(d.is_simulated for d in loaded.devices)
+    assert loaded.devices[0].model.sustained_flops("pbf") > 0
+    refused = cli("perfmodel", "fit", "--platform", "seed000", "-o", tmp_path / "x.toml")
+    assert refused.returncode == 2 and "real devices" in refused.stderr and not (tmp_path / "x.toml").exists()
+    assert cli("perfmodel", "fit", "--platform", real, "-o", tmp_path / "x.json").returncode == 2
+    assert cli("perfmodel", "fit", "--platform", real, "-o", tmp_path / "y.toml",
+               "--workloads", "nope").returncode == 2
