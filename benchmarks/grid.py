@@ -11,6 +11,10 @@ Sections (each writes its block between `<!-- BEGIN name -->` and `<!-- END name
 - grid-heat-throttled: heat 4096² × 100 steps (1024² × 20 with --quick) on fast : slow : slow = 3 : 1 : 1
   throttled CPU devices; speed tables built the old way and the robust way; CPM / FPM / FPMC runs repeated,
   imbalance max/mean − 1 as median [min–max].
+- grid-heat-built-tables: heat 4096² × 50 steps (1024² × 20 with --quick) on fast : slow : slow = 3 : 1 : 1
+  throttled CPU devices, FPM/FPMC tables from the CLI's `apportion perfmodel build` (every device together, the
+  product's defaults; not measured on the spot), CPM / FPM / FPMC 5 runs each, interleaved: wall-clock
+  imbalance mean ± standard deviation [min–max].
 - grid-heat-seed002: the simulated seed002 platform, 2×C2050 vs 2×C2050 + 2×GTX650, models as shipped and with
   the heat-scale saturation adapter.
 Full run: about 12 minutes on the shared 2-core machine (grid-random ~8, grid-heat-throttled ~4).
@@ -246,25 +250,80 @@ def heat_throttled(size: int, steps: int, reps: int) -> str:
                      "measured imbalance max/mean − 1: median [min–max]", "makespan s (median)"), run_rows))
 
 
+def heat_built_tables(size: int, steps: int, reps: int = 5) -> str:
+    """Section grid-heat-built-tables: FPMC vs FPM vs CPM with tables written by `apportion perfmodel build`."""
+    import json
+    import os
+    import subprocess
+    import tempfile
+
+    from apportion.apps.heat import run_heat
+    from apportion.perfmodel.bench import load_table
+    from apportion.platform import Platform
+
+    loads = [os.getloadavg()[0]]
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        platform_file = folder / "throttled.toml"
+        platform_file.write_text('name = "fast+2slow"\n'
+                                 '[[device]]\nname = "fast"\ntype = "cpu"\n'
+                                 '[[device]]\nname = "slow1"\ntype = "throttled"\nfactor = 3\n'
+                                 '[[device]]\nname = "slow2"\ntype = "throttled"\nfactor = 3\n')
+        command = [sys.executable, "-m", "apportion.cli.main", "perfmodel", "build", "--platform", str(platform_file),
+                   "-o", str(folder / "{device}.json"), "--grid", f"{size}x{size}", "--json"]
+        t0 = time.perf_counter()
+        built = subprocess.run(command, capture_output=True, text=True, check=True)
+        build_s = time.perf_counter() - t0
+        report = json.loads(built.stdout)
+        tables = [load_table(entry["output"]) for entry in report["tables"]]
+        devices = Platform.load(platform_file).devices
+        loads.append(os.getloadavg()[0])
+        runs = {}
+        for _ in range(reps):
+            for model in ("cpm", "fpm", "fpmc"):
+                result = run_heat(size, size, steps, devices, model=model,
+                                  tables=None if model == "cpm" else tables, clock="wall")
+                entry = runs.setdefault(model, {"imbalance": [], "makespan": [], "predicted": result.plan.imbalance,
+                                                "areas": result.plan.rectangles.areas().tolist()})
+                entry["imbalance"].append(result.trace.imbalance())
+                entry["makespan"].append(result.trace.makespan_s())
+            loads.append(os.getloadavg()[0])
+    spread = max(t.meta.get("max_sample_spread", 0.0) for t in tables)
+    rows = [(model, e["areas"], f"{e['predicted']:.1%}", len(e["imbalance"]),
+             f"{np.mean(e['imbalance']):.1%} ± {np.std(e['imbalance']):.1%}",
+             f"{min(e['imbalance']):.1%}–{max(e['imbalance']):.1%}", f"{np.median(e['makespan']):.2f}")
+            for model, e in runs.items()]
+    return (f"Heat {size}² × {steps} steps on fast : slow1 : slow2 (`ThrottledDevice(CPUDevice(1), 3)` for the slow "
+            f"ones). FPM/FPMC tables written by `apportion perfmodel build --platform FILE -o '{{device}}.json' "
+            f"--grid {size}x{size}` — all three devices measured together, default preset, wall clock — in "
+            f"{build_s:.0f} s (largest sample spread of a table point {spread:.0%}); then each model run {reps} times, "
+            "interleaved, timed by the wall clock. Imbalance = max_i busy_i / mean_i busy_i − 1.\n\n"
+            + table(("model", "areas", "predicted imbalance", "runs", "measured imbalance: mean ± std",
+                     "min–max", "makespan s (median)"), rows)
+            + f"\n\nLoad average (1 min) of the shared 2-core machine during the runs: {min(loads):.1f}–"
+              f"{max(loads):.1f} (other helpers' jobs were running).")
+
+
 def heat_seed002(sizes=(4096, 6400), steps: int = 100) -> str:
     """Simulated seed002 platform: heterogeneous (2×C2050 + 2×GTX650) vs homogeneous (2×C2050), each with CPM,
     FPM and FPMC, with the platform's models as shipped and with the heat-scale saturation adapter."""
-    from apportion.apps.heat import HEAT_FLOPS_PER_POINT, run_heat
-    from apportion.apps.stencil_simulated import DEFAULT_RESIDENT_POINTS, stencil_devices
+    from apportion.apps.heat import run_heat
+    from apportion.apps.stencil_simulated import DEFAULT_RESIDENT_POINTS
     from apportion.platform import Platform
 
     platform = Platform.load("seed002")
-    variants = {"as shipped": list(platform.devices),
-                f"heat-scale saturation ({DEFAULT_RESIDENT_POINTS} points)":
-                    stencil_devices(platform.devices, HEAT_FLOPS_PER_POINT)}
+    # the product's own adapter (run_heat's resident_points), switched off for the "as shipped" rows
+    variants = {"as shipped": None, f"heat-scale saturation ({DEFAULT_RESIDENT_POINTS} points)": DEFAULT_RESIDENT_POINTS}
+    devices = list(platform.devices)
     rows, gains = [], []
-    for variant, devices in variants.items():
+    for variant, resident_points in variants.items():
         homogeneous = [d for d in devices if d.name.startswith("c2050")]
         for size in sizes:
             best, compute_only = {}, {}
             for label, devs in (("2×C2050", homogeneous), ("2×C2050 + 2×GTX650", devices)):
                 for model in ("cpm", "fpm", "fpmc"):
-                    result = run_heat(size, size, steps, devs, model=model, compute_values=False)
+                    result = run_heat(size, size, steps, devs, model=model, compute_values=False,
+                                      resident_points=resident_points)
                     tr = result.trace
                     compute = tr.compute_s.sum(axis=0)
                     communication = tr.communication_s.sum(axis=0)
@@ -294,7 +353,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer random vectors, smaller heat runs")
     parser.add_argument("--only", action="append", metavar="SECTION",
                         help="run only this section (repeatable): grid-example, grid-random, grid-asgp, grid-heat-throttled, "
-                             "grid-heat-seed002")
+                             "grid-heat-built-tables, grid-heat-seed002")
     args = parser.parse_args(argv)
     per_p = 20 if args.quick else 1000
     heat_size, heat_steps, heat_reps = (1024, 20, 3) if args.quick else (4096, 100, 5)
@@ -303,6 +362,7 @@ def main(argv=None) -> int:
         "grid-random": lambda: random_vectors(per_p),
         "grid-asgp": asgp_vs_sgp,
         "grid-heat-throttled": lambda: heat_throttled(heat_size, heat_steps, heat_reps),
+        "grid-heat-built-tables": lambda: heat_built_tables(*((1024, 20) if args.quick else (4096, 50))),
         "grid-heat-seed002": heat_seed002,
     }
     for name, job in sections.items():

@@ -44,6 +44,19 @@ def pytest_collection_modifyitems(config, items):
         test._hypothesis_internal_use_settings = settings(current, max_examples=current.max_examples * NIGHTLY_FACTOR)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _calibration_cache(tmp_path_factory):
+    """Measured CPU speeds (apportion.platform.calibrate) go to a session folder, never the user's cache; CLI
+    subprocesses inherit the variable."""
+    old = os.environ.get("APPORTION_CACHE_DIR")
+    os.environ["APPORTION_CACHE_DIR"] = str(tmp_path_factory.mktemp("apportion-cache"))
+    yield
+    if old is None:
+        os.environ.pop("APPORTION_CACHE_DIR", None)
+    else:
+        os.environ["APPORTION_CACHE_DIR"] = old
+
+
 @pytest.fixture(scope="session")
 def real_graph_file(tmp_path_factory):
     """`real_graph_file("jazz.graph")`: the path of one original file of tests/data/graphs, decompressed into a

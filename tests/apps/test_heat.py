@@ -79,3 +79,15 @@ def test_stencil_devices_adapter_makes_heat_time_grow_with_work():
     assert kept[0].model.saturation_flops == 100 * HEAT_FLOPS_PER_POINT and kept[1] is platform.devices[1]
     with pytest.raises(InputError):
         stencil_devices(platform.devices, HEAT_FLOPS_PER_POINT, resident_points=0)
+
+
+def test_run_heat_uses_the_stencil_scale_gpu_models_by_default():
+    """run_heat (and so `apportion stencil heat`) applies the stencil-scale adapter itself: as shipped, the
+    GPUs' time per step hardly depends on the share and FPM's split is far from the sustained 2.5 : 1."""
+    platform = Platform.load("seed002")
+    adapted = run_heat(1024, 1024, 1, platform, model="fpm", compute_values=False).plan.rectangles.areas()
+    shipped = run_heat(1024, 1024, 1, platform, model="fpm", compute_values=False,
+                       resident_points=None).plan.rectangles.areas()
+    ratio = lambda areas: areas[0] / areas[1]  # c2050-node0 : gtx650-node0
+    assert abs(ratio(adapted) - 2.5) < 0.5
+    assert abs(ratio(shipped) - 2.5) > 0.5

@@ -102,3 +102,34 @@ def test_cpu_clock_scales_thread_time_by_the_throttle_factor():
     assert wall_seconds == wall_execution.timing.total_s
     assert cpu_clock_applies(slow) and not cpu_clock_applies(Platform.load("seed002").devices[0])
     assert not cpu_clock_applies(CPUDevice(threads=2))
+
+
+class RendezvousDevice(Device):
+    """Every run waits at a barrier shared with the other devices of the table: it can only pass if the others
+    run at the same time. Measured one at a time, the first run's wait times out (BrokenBarrierError)."""
+
+    def __init__(self, barrier, log, name):
+        super().__init__(name=name)
+        self.barrier, self.log = barrier, log
+
+    def _execute(self, kernels, args):
+        self.barrier.wait()  # the barrier's own timeout
+        self.log.append(self.name)
+        return None, Timing(compute_s=args[0] * 1e-6)
+
+
+@pytest.mark.parametrize("warmup_runs", [0, 2])
+def test_tables_measure_the_devices_at_the_same_time(warmup_runs):
+    import threading
+
+    barrier, log = threading.Barrier(3, timeout=20), []
+    devices = [RendezvousDevice(barrier, log, f"d{i}") for i in range(3)]
+    options = BenchOptions(warmup_runs=warmup_runs, samples=2, min_sample_s=0.0)
+    tables = build_tables(devices, case, [100, 400], [0, 8], options=options)
+    # every run of every device met the others: equal counts, and the tables are complete
+    assert sorted(set(log)) == ["d0", "d1", "d2"] and len({log.count(n) for n in ("d0", "d1", "d2")}) == 1
+    assert log.count("d0") == 2 * 2 * (2 + warmup_runs)
+    assert all(np.all(t.table > 0) for t in tables)
+    with pytest.raises(threading.BrokenBarrierError):  # the sequential mode cannot pass the barrier
+        build_tables([RendezvousDevice(threading.Barrier(2, timeout=0.2), [], f"s{i}") for i in range(2)], case,
+                     [100], [0], options=BenchOptions(warmup_runs=0, samples=1, min_sample_s=0.0, concurrent=False))

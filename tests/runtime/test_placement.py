@@ -72,3 +72,21 @@ def test_bad_placements_are_refused(graph):
         Placement(np.zeros(5, dtype=np.int32), 2, "ranges").check(graph)
     with pytest.raises(InputError):
         resolve_placement(42, graph, [CPUDevice(1)] * 2, 0)
+
+
+def test_partition_targets_come_from_the_measured_speeds(graph, tmp_path, monkeypatch):
+    """A CPU device measured at 2 GFLOP/s beside one given 6 GFLOP/s: a 1 : 3 split (the old nominal 10 GFLOP/s
+    per thread would have given 5 : 3); `speeds=` still overrides."""
+    from apportion.platform import calibrate
+
+    monkeypatch.setenv(calibrate.CACHE_ENV, str(tmp_path))
+    monkeypatch.setattr(calibrate, "measure_thread_flops", lambda: (2e9, (2e9,)))
+    calibrate.forget()
+    try:
+        devices = [CPUDevice(1), CPUDevice(1, peak_flops=6e9)]
+        sizes = place(graph, devices, method="partition").sizes()
+        assert abs(sizes[0] - 150) <= 15 and abs(sizes[1] - 450) <= 15
+        override = place(graph, devices, method="partition", speeds=[1, 1]).sizes()
+        assert abs(override[0] - 300) <= 10
+    finally:
+        calibrate.forget()

@@ -18,12 +18,41 @@ from apportion.apps._gauss_kernels import eliminate_block, lu_reference
 from apportion.apps.heat import speed_models
 from apportion.apps.stencil_ray import RayGaussRuntime
 from apportion.apps.stencil_runtime import StencilTrace
+from apportion.apps.stencil_simulated import DEFAULT_RESIDENT_POINTS, stencil_devices
 from apportion.errors import InputError
 from apportion.partitioning.grid.balance import BalancedGrid, balance_grid
 from apportion.platform.device import KernelSet, Work
 from apportion.ui import track
 
 GAUSS_KERNELS = KernelSet(cpu=eliminate_block, name="eliminate_block")
+#: one multiply-subtract per updated element and elimination step
+GAUSS_FLOPS_PER_POINT = 2.0
+
+
+def _gauss_with_messages(block, row0, col0, k, multipliers, pivot_row, send, receive):
+    receive[:] = send  # the pivot row and multipliers this device receives: c items
+    return eliminate_block(block, row0, col0, k, multipliers, pivot_row)
+
+
+_BENCH_BLOCKS: dict = {}
+
+
+def benchmark_case(w: int, c: int):
+    """One elimination step over a block of w points receiving c items (pivot-row and multiplier values):
+    (kernels, args, Work) for `perfmodel.bench`, so FPM/FPMC tables for Gaussian elimination time the
+    elimination kernel (`eliminate_block` with k = −1: every element of the block is updated), not heat's.
+
+    The block is √w × ⌈w/√w⌉; the multipliers are tiny so that repeated timed runs keep the values finite."""
+    side = max(1, int(np.sqrt(w)))
+    height, width = side, max(1, -(-w // side))
+    if w not in _BENCH_BLOCKS:
+        _BENCH_BLOCKS.clear()
+        rng = np.random.default_rng(0)
+        _BENCH_BLOCKS[w] = (rng.standard_normal((height, width)), np.full(height, 1e-12), rng.standard_normal(width))
+    block, multipliers, pivot_row = _BENCH_BLOCKS[w]
+    args = (block, 0, 0, -1, multipliers, pivot_row, np.ones(max(c, 0)), np.empty(max(c, 0)))
+    work = Work(flops=GAUSS_FLOPS_PER_POINT * w, bytes_in=8.0 * c, bytes_out=8.0 * c, workload="gauss")
+    return KernelSet(cpu=_gauss_with_messages, name="gauss_bench"), args, work
 
 
 @dataclass
@@ -45,17 +74,24 @@ def random_matrix(n: int, seed: int = 0) -> np.ndarray:
 
 def run_gauss(n: int, devices, *, model: str = "cpm", method: str = "nphp", tables=None,
               matrix: np.ndarray | None = None, seed: int = 0, steps: int | None = None,
-              cluster: str | None = None, ray_local_cpus: int | None = None) -> GaussResult:
+              cluster: str | None = None, ray_local_cpus: int | None = None, options=None,
+              resident_points: int | dict | None = DEFAULT_RESIDENT_POINTS) -> GaussResult:
     """LU-factorise an n × n matrix (random normal by `seed` unless `matrix` is given) with partial pivoting on
     `devices`; `steps` limits the elimination steps (default n − 1). Simulated platforms compute the values
     with the CPU kernel and report their model's times. `cluster` (a Ray address, or "local" for a local Ray
     instance of `ray_local_cpus` CPUs) runs each device as a Ray actor holding its blocks
-    (`apportion.apps.stencil_ray.RayGaussRuntime`); otherwise one thread per device."""
-    devices = list(devices)
+    (`apportion.apps.stencil_ray.RayGaussRuntime`); otherwise one thread per device.
+
+    FPM/FPMC tables benchmarked now (no `tables` given) time the elimination kernel (`benchmark_case`, with
+    `options`, a `BenchOptions`); simulated GPUs are modelled at the elimination's scale
+    (`stencil_simulated.stencil_devices` with `resident_points`; None keeps the platform's models as shipped)."""
+    devices = stencil_devices(list(devices), GAUSS_FLOPS_PER_POINT, resident_points=resident_points)
     a = random_matrix(n, seed) if matrix is None else np.array(matrix, dtype=np.float64)
     if a.shape != (n, n):
         raise InputError(f"matrix must be {n} × {n}, got {a.shape}")
-    plan = balance_grid(n, n, speed_models(devices, model, tables), model=model, method=method)
+    models = speed_models(devices, model, tables, n=n * n, options=options, case=benchmark_case, workload="gauss",
+                          flops_per_point=GAUSS_FLOPS_PER_POINT)
+    plan = balance_grid(n, n, models, model=model, method=method)
     rect = plan.rectangles
     simulated = bool(getattr(devices[0], "is_simulated", False))
     blocks = [(int(rect.owner[j]), int(rect.row[j]), int(rect.col[j]),
@@ -129,7 +165,8 @@ def run_gauss(n: int, devices, *, model: str = "cpm", method: str = "nphp", tabl
                 for i, device in enumerate(devices):
                     active = sum(max(0, blk.shape[0] - max(0, k + 1 - r0)) * max(0, blk.shape[1] - max(0, k + 1 - c0))
                                  for _, r0, c0, blk in by_device[i])
-                    compute[k, i] = device.estimate(Work(flops=2.0 * active, workload="gauss")).total_s
+                    compute[k, i] = device.estimate(Work(flops=GAUSS_FLOPS_PER_POINT * active,
+                                                         workload="gauss")).total_s
                     link = device.link
                     communication[k, i] = 0.0 if link is None else 2 * link.transfer_time(8.0 * items[i])
                     update(i, k, multipliers, pivot_row)
@@ -147,4 +184,4 @@ def run_gauss(n: int, devices, *, model: str = "cpm", method: str = "nphp", tabl
     return GaussResult(lu, perm, trace, plan)
 
 
-__all__ = ["run_gauss", "lu_reference", "random_matrix", "GaussResult"]
+__all__ = ["run_gauss", "lu_reference", "random_matrix", "benchmark_case", "GaussResult"]

@@ -16,6 +16,7 @@ import numpy as np
 from apportion.apps._heat_kernels import heat_step, heat_steps_numpy, heat_steps_reference
 from apportion.apps.stencil_runtime import StencilRuntime, StencilTrace
 from apportion.apps.stencil_ray import RayStencilRuntime
+from apportion.apps.stencil_simulated import DEFAULT_RESIDENT_POINTS, stencil_devices
 from apportion.errors import InputError
 from apportion.partitioning.grid.balance import MODELS, BalancedGrid, balance_grid
 from apportion.perfmodel.bench import build_tables, workload_grid
@@ -53,27 +54,34 @@ def benchmark_case(w: int, c: int):
     return KernelSet(cpu=_heat_with_halo, name="heat_bench"), args, work
 
 
-def device_speed(device) -> float:
-    """A device's constant relative speed for CPM: a simulated device's sustained FLOP/s, a throttled device's
-    inner speed divided by its factor, otherwise its thread count (or nominal FLOP/s when given)."""
+def device_speed(device, workload: str = "heat", flops_per_point: float = HEAT_FLOPS_PER_POINT) -> float:
+    """A device's constant speed for CPM, in grid points per second of `workload` (`flops_per_point` FLOPs a
+    point): a simulated device's sustained FLOP/s for that workload, a throttled device's inner speed divided by
+    its factor, otherwise its (measured, see `apportion.platform.calibrate`) FLOP/s, else its thread count."""
     model = getattr(device, "model", None)
     if model is not None and hasattr(model, "sustained_flops"):
-        return float(model.sustained_flops("heat")) / HEAT_FLOPS_PER_POINT
+        return float(model.sustained_flops(workload)) / flops_per_point
     factor = getattr(device, "factor", None)
     if factor is not None:
-        return device_speed(device.inner) / float(factor)
+        return device_speed(device.inner, workload, flops_per_point) / float(factor)
     if device.peak_flops:
-        return float(device.peak_flops) / HEAT_FLOPS_PER_POINT
+        return float(device.peak_flops) / flops_per_point
     return float(getattr(device, "threads", 1))
 
 
 def speed_models(devices, model: str, tables=None, *, sizes=None, comms=None, options=None,
-                 repeats: int | None = None, n: int | None = None):
+                 repeats: int | None = None, n: int | None = None, case=None, workload: str = "heat",
+                 flops_per_point: float = HEAT_FLOPS_PER_POINT):
     """One speed model per device: constants for CPM, else the given tables or tables benchmarked now
     (`perfmodel.bench.build_tables`, interleaved over the devices, with `options`, a `BenchOptions`; the
     default preset when None). The (w, c) grid: `sizes`/`comms` when given, else `workload_grid(n, p)` for a
-    problem of `n` points, else BENCH_SIZES × BENCH_COMMS."""
+    problem of `n` points, else BENCH_SIZES × BENCH_COMMS.
+
+    `case` is the application's benchmark case (`benchmark_case(w, c)`, heat's by default; Gaussian elimination
+    passes its own, so its tables time the elimination kernel), `workload`/`flops_per_point` what CPM's
+    constants are for."""
     devices = list(devices)
+    case = benchmark_case if case is None else case
     if model not in MODELS:  # before any benchmarking
         raise InputError(f"unknown performance model {model!r}; choose one of {', '.join(MODELS)}")
     if tables is not None:
@@ -82,12 +90,12 @@ def speed_models(devices, model: str, tables=None, *, sizes=None, comms=None, op
             raise InputError(f"{len(tables)} speed tables for {len(devices)} devices")
         return tables
     if model == "cpm":
-        return [ConstantSpeed(device_speed(d)) for d in devices]
+        return [ConstantSpeed(device_speed(d, workload, flops_per_point)) for d in devices]
     if sizes is None or comms is None:
         grid_sizes, grid_comms = workload_grid(n, len(devices)) if n else (BENCH_SIZES, BENCH_COMMS)
         sizes = grid_sizes if sizes is None else sizes
         comms = grid_comms if comms is None else comms
-    return build_tables(devices, benchmark_case, sizes, comms, options=options, repeats=repeats)
+    return build_tables(devices, case, sizes, comms, options=options, repeats=repeats, kernel=workload)
 
 
 @dataclass
@@ -112,7 +120,8 @@ def initial_condition(rows: int, cols: int, seed: int = 0) -> np.ndarray:
 def run_heat(rows: int, cols: int, steps: int, devices, *, model: str = "cpm", method: str = "nphp",
              r: float = 0.2, boundary: float = 0.0, tables=None, values: np.ndarray | None = None, seed: int = 0,
              compute_values: bool = True, clock: str = "wall", item_bytes: int = 8,
-             bench_options=None, cluster: str | None = None, ray_local_cpus: int | None = None) -> HeatResult:
+             bench_options=None, cluster: str | None = None, ray_local_cpus: int | None = None,
+             resident_points: int | dict | None = DEFAULT_RESIDENT_POINTS) -> HeatResult:
     """Run `steps` explicit heat steps of a rows × cols grid on `devices` (a Platform or a list of devices).
 
     The partition comes from `balance_grid(rows, cols, speed_models(devices, model, tables), model, method)`.
@@ -122,8 +131,10 @@ def run_heat(rows: int, cols: int, steps: int, devices, *, model: str = "cpm", m
     `bench_options` (a `BenchOptions`) measures the tables when FPM/FPMC needs them and none are given.
     `cluster` (a Ray address, or "local" for a local Ray instance of `ray_local_cpus` CPUs) runs each device as
     a Ray actor holding its blocks (`apportion.apps.stencil_ray`); otherwise one thread per device.
+    Simulated GPUs are modelled at the heat step's scale (`stencil_simulated.stencil_devices` with
+    `resident_points`; None keeps the platform's models as shipped), for the plan and for the timings alike.
     """
-    devices = list(devices)
+    devices = stencil_devices(list(devices), HEAT_FLOPS_PER_POINT, resident_points=resident_points)
     if steps < 0:
         raise InputError(f"steps must be ≥ 0, got {steps}")
     if not 0 < r <= 0.25:

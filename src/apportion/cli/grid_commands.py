@@ -31,10 +31,17 @@ def register(subparsers) -> None:
                                  description="build or show FPMC speed tables S(w, c)")
     perf.set_defaults(handler=None)
     nested = perf.add_subparsers(dest="perfmodel_command", metavar="ACTION", parser_class=type(perf))
-    build = add_command(nested, "build", _perf_build, help="benchmark a device's heat kernel over (w, c)")
+    build = add_command(nested, "build", _perf_build,
+                        help="benchmark the platform's devices together, one thread each, over (w, c)")
     build.add_argument("--platform", default="auto", help="platform file or shipped name (default auto)")
-    build.add_argument("--device", required=True, help="device name or index in the platform")
-    build.add_argument("-o", "--output", required=True, metavar="TABLE", help="output table (.json or .npz)")
+    build.add_argument("--device", action="append", default=None,
+                       help="device name or index in the platform (repeatable; default: every device, measured "
+                            "at the same time as they run)")
+    build.add_argument("-o", "--output", required=True, metavar="TABLE",
+                       help="output table (.json or .npz); with several devices the name must contain {device}, "
+                            "replaced by each device's name")
+    build.add_argument("--kernel", choices=("heat", "gauss"), default="heat",
+                       help="the application whose kernel is timed (default heat; gauss: the elimination step)")
     build.add_argument("--sizes", help="workloads in grid points (default: from --grid/--processors, else "
                                        "1024 … 4194304, powers of 4)")
     build.add_argument("--comms", help="communication volumes in items (default: from --grid, else "
@@ -54,6 +61,23 @@ def register(subparsers) -> None:
                        help="device wall time (default) or thread CPU time × throttle factor")
     show = add_command(nested, "show", _perf_show, help="print a speed table")
     show.add_argument("table", help="table file (.json or .npz)")
+    fit = add_command(nested, "fit", _perf_fit,
+                      help="measure a real platform's devices on the workloads and write a simulated twin (TOML)")
+    fit.add_argument("--platform", default="auto", help="a platform of real devices (file or auto; default auto)")
+    fit.add_argument("-o", "--output", required=True, metavar="TWIN.toml", help="the simulated platform to write")
+    fit.add_argument("--workloads", default="matmul,textsearch,pbf",
+                     help="comma-separated workloads to measure (default matmul,textsearch,pbf)")
+    fit.add_argument("--bundles", default="1,2,4,8",
+                     help="run sizes, in chunks of each workload's default real size (default 1,2,4,8)")
+    fit.add_argument("--repeats", type=int, default=5, help="timed runs per case and device (median; default 5)")
+    fit.add_argument("--clock", choices=("wall", "cpu"), default="cpu",
+                     help="thread CPU time × throttle factor (default; immune to other processes) or wall time")
+    fit.add_argument("--name", default=None, help="the twin's platform name (default: the output file's stem)")
+    calibrate = add_command(nested, "calibrate", _perf_calibrate,
+                            help="measure this machine's CPU thread speed now and cache it (what CPU devices, "
+                                 "static-peak, CPM and placement use)")
+    calibrate.add_argument("--show", action="store_true",
+                           help="print the cached figure without measuring (measures only when none is cached)")
 
     stencil = add_command(subparsers, "stencil", _stencil, help="run heat or Gaussian elimination on a platform")
     stencil.add_argument("application", choices=("heat", "gauss"))
@@ -115,18 +139,21 @@ def _pick_device(platform, key: str):
 
 
 def _perf_build(args: argparse.Namespace) -> int:
-    from apportion.apps.heat import BENCH_COMMS, BENCH_SIZES, benchmark_case
-    from apportion.perfmodel.bench import bench_options, build_table, save_table, workload_grid
+    from apportion.apps import gauss, heat
+    from apportion.perfmodel.bench import bench_options, build_tables, save_table, workload_grid
     if not str(args.output).endswith((".json", ".npz")):
         raise InputError("-o: table file must end in .json or .npz")
-    check_outputs([args.output], [args.platform])
     if args.processors is not None:
         integer(args.processors, "--processors", low=1)
     options = bench_options(args.preset, samples=args.samples, min_sample_s=args.min_sample_s,
                             statistic=args.statistic, clock=args.clock)
+    case = gauss.benchmark_case if args.kernel == "gauss" else heat.benchmark_case
+    check_outputs([], [args.platform])  # the platform file is never an output, even before it is read
+    if "{device}" not in args.output:
+        check_outputs([args.output], [args.platform])
     platform = platform_argument(args.platform)
     try:
-        grid_sizes, grid_comms = BENCH_SIZES, BENCH_COMMS
+        grid_sizes, grid_comms = heat.BENCH_SIZES, heat.BENCH_COMMS
         if args.grid:
             rows, cols = parse_grid(args.grid, "--grid")
             grid_sizes, grid_comms = workload_grid(rows * cols, args.processors or len(platform.devices))
@@ -134,19 +161,47 @@ def _perf_build(args: argparse.Namespace) -> int:
         comms = parse_number_list(args.comms, "--comms", int) if args.comms else grid_comms
         if min(sizes) < 1 or min(comms) < 0:
             raise InputError("--sizes must be ≥ 1 and --comms ≥ 0")
-        device = _pick_device(platform, args.device)
-        with progress(f"benchmarking {len(set(sizes))}×{len(set(comms))} table points"):
-            table = build_table(device, benchmark_case, sorted(set(sizes)), sorted(set(comms)), options=options)
+        devices = ([_pick_device(platform, key) for key in args.device] if args.device
+                   else list(platform.devices))
+        # simulated GPUs as the stencil runtime models them (run_heat / run_gauss do the same)
+        from apportion.apps.stencil_simulated import stencil_devices
+
+        devices = stencil_devices(devices, gauss.GAUSS_FLOPS_PER_POINT if args.kernel == "gauss"
+                                  else heat.HEAT_FLOPS_PER_POINT)
+        if len({d.name for d in devices}) != len(devices):
+            raise InputError("--device: a device is named twice")
+        outputs = _table_outputs(args.output, devices)
+        check_outputs(outputs, [args.platform])
+        with progress(f"benchmarking {len(devices)} device(s) together at {len(set(sizes))}×{len(set(comms))} "
+                      "table points"):
+            tables = build_tables(devices, case, sorted(set(sizes)), sorted(set(comms)), options=options,
+                                  kernel=args.kernel)
     finally:
         platform.close()
-    save_table(table, args.output)
+    for table, output in zip(tables, outputs):
+        save_table(table, output)
+    entries = [{"output": output, "device": table.meta["device"], "kernel": args.kernel, "sizes": table.sizes,
+                "comms": table.comms, "speeds": table.table, "options": table.meta.get("options"),
+                "max_sample_spread": table.meta.get("max_sample_spread")} for table, output in zip(tables, outputs)]
     if args.json:
-        emit_json({"output": args.output, "device": table.meta["device"], "sizes": table.sizes,
-                   "comms": table.comms, "speeds": table.table, "options": table.meta.get("options"),
-                   "max_sample_spread": table.meta.get("max_sample_spread")})
+        emit_json({**(entries[0] if len(entries) == 1 else {}), "tables": entries})
     else:
-        print(f"wrote {args.output}: {table.sizes.size} × {table.comms.size} speeds of {table.meta['device']}")
+        for table, output in zip(tables, outputs):
+            print(f"wrote {output}: {table.sizes.size} × {table.comms.size} speeds of {table.meta['device']}")
     return 0
+
+
+def _table_outputs(pattern: str, devices) -> list[str]:
+    """One output file per device: `pattern` itself for one device, else with {device} replaced by each name."""
+    if "{device}" not in pattern:
+        if len(devices) > 1:
+            raise InputError(f"-o: {len(devices)} devices need {{device}} in the file name (e.g. "
+                             f"tables/{{device}}.json), got {pattern!r}")
+        return [pattern]
+    outputs = [pattern.replace("{device}", device.name) for device in devices]
+    if len(set(outputs)) != len(outputs):
+        raise InputError("-o: two devices would write the same file")
+    return outputs
 
 
 def _perf_show(args: argparse.Namespace) -> int:
@@ -167,6 +222,89 @@ def _perf_show(args: argparse.Namespace) -> int:
     for w, row in zip(table.sizes, table.table):
         out.add_row(f"{w:g}", *(f"{v:.3e}" for v in row))
     Console().print(out)
+    return 0
+
+
+def _fit_cases(names, bundles, seed: int = 0) -> list:
+    """(workload, kernels, args, work) for each workload at its default real size, on bundles of chunks."""
+    from apportion.apps.workloads import DEFAULT_SIZE, WORKLOADS, build_workload
+
+    cases = []
+    for name in names:
+        if name not in WORKLOADS:
+            raise InputError(f"--workloads: unknown workload {name!r} (choose from {', '.join(WORKLOADS)})")
+        workload = build_workload(name, DEFAULT_SIZE["real"][name], seed=seed)
+        for count in sorted(set(bundles)):
+            ids = list(range(min(int(count), workload.n_chunks)))
+            cases.append((name, workload.kernels, workload.payload(ids), workload.work(ids)))
+    return cases
+
+
+def _perf_fit(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from apportion.perfmodel.fit import fit_platform, measure_cases
+
+    if not str(args.output).endswith(".toml"):
+        raise InputError("-o: the twin is a platform file and must end in .toml")
+    integer(args.repeats, "--repeats", low=1)
+    names = [w.strip() for w in args.workloads.split(",") if w.strip()]
+    if not names:
+        raise InputError("--workloads: name at least one workload")
+    bundles = parse_number_list(args.bundles, "--bundles", int)
+    if min(bundles) < 1:
+        raise InputError("--bundles: chunk counts must be ≥ 1")
+    check_outputs([args.output], [args.platform])
+    platform = platform_argument(args.platform)
+    try:
+        if any(getattr(d, "is_simulated", False) for d in platform.devices):
+            raise InputError(f"perfmodel fit: platform {platform.name} is simulated; fit needs real devices")
+        cases = _fit_cases(names, bundles)
+        with progress(f"measuring {len(platform.devices)} device(s) on {len(cases)} cases × {args.repeats}"):
+            samples = measure_cases(platform.devices, cases, repeats=args.repeats, clock=args.clock)
+        twin, lines = fit_platform(platform.devices, samples, name=args.name or Path(args.output).stem,
+                                   description=f"simulated twin of {platform.name} ({', '.join(names)}; "
+                                               f"apportion perfmodel fit, clock {args.clock})")
+    finally:
+        platform.close()
+    twin.save(args.output)
+    first = platform.devices[0].name
+    rows = [{"device": device, "workload": workload, "gflops": line.rate_flops / 1e9,
+             "latency_us": line.latency_s * 1e6, "max_relative_residual": line.residual,
+             "speed_vs_first": line.rate_flops / lines[first][workload].rate_flops}
+            for device, fitted in lines.items() for workload, line in fitted.items()]
+    if args.json:
+        emit_json({"output": args.output, "platform": twin.name, "devices": [d.name for d in twin.devices],
+                   "fits": rows})
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    out = Table(title=f"simulated twin written to {args.output}: seconds = latency + FLOPs / rate")
+    for column in ("device", "workload", "GFLOP/s", "latency µs", f"speed vs {first}", "max residual"):
+        out.add_column(column, justify="left" if column in ("device", "workload") else "right")
+    for row in rows:
+        out.add_row(row["device"], row["workload"], f"{row['gflops']:.3g}", f"{row['latency_us']:.1f}",
+                    f"{row['speed_vs_first']:.3f}", f"{row['max_relative_residual']:.1%}")
+    Console().print(out)
+    return 0
+
+
+def _perf_calibrate(args: argparse.Namespace) -> int:
+    from apportion.platform import calibrate
+
+    with progress("measuring one CPU thread's speed" if not args.show else "reading the cached speed"):
+        result = calibrate.calibration(refresh=not args.show)
+    samples = np.asarray(result.samples or (result.thread_flops,))
+    spread = float((samples.max() - samples.min()) / np.median(samples))
+    if args.json:
+        emit_json({**result.to_dict(), "thread_gflops": result.thread_flops / 1e9, "sample_spread": spread,
+                   "cache": str(calibrate.cache_path())})
+        return 0
+    print_table("CPU thread speed (calibration kernel: dense multiply-accumulate)", [
+        ("machine", result.key), ("GFLOP/s per thread", result.thread_flops / 1e9),
+        ("samples (max − min)/median", spread), ("cache", str(calibrate.cache_path())),
+    ])
     return 0
 
 

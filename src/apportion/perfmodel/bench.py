@@ -124,6 +124,12 @@ def measure_speed(device, kernels, args, w: float, options: BenchOptions) -> tup
     return value, speeds
 
 
+def _warm_and_sample(device, kernels, args, w: float, once: BenchOptions, warmup_runs: int) -> float:
+    for _ in range(warmup_runs):
+        device.run(kernels, *args)
+    return measure_speed(device, kernels, args, w, once)[0]
+
+
 def build_table(device, case: Callable, sizes=DEFAULT_SIZES, comms=DEFAULT_COMMS, *,
                 options: BenchOptions | None = None, repeats: int | None = None,
                 kernel: str = "heat") -> CommunicationSpeed:
@@ -138,10 +144,12 @@ def build_table(device, case: Callable, sizes=DEFAULT_SIZES, comms=DEFAULT_COMMS
 def build_tables(devices, case: Callable, sizes=DEFAULT_SIZES, comms=DEFAULT_COMMS, *,
                  options: BenchOptions | None = None, repeats: int | None = None,
                  kernel: str = "heat") -> list[CommunicationSpeed]:
-    """One table per device, measured *interleaved*: for each workload, sample round after sample round, every
-    (comm, device) pair takes one sample. A change of the machine's load during the benchmark (other
-    processes starting or stopping) then hits every device alike instead of skewing the ratio of a device
-    measured early to one measured late. Simulated devices answer from their models."""
+    """One table per device, measured *interleaved* and, by default (`options.concurrent`), *concurrently*: for
+    each workload, sample round after sample round, every (comm, device) pair takes one sample, and the devices
+    take theirs at the same time, one thread each (warm-up runs included), as they will run in the
+    application. Devices sharing cores, caches and memory bandwidth are then measured under the contention they
+    will meet (a device measured alone looks faster than it is beside the others), and a change of the
+    machine's load during the benchmark hits every device alike. Simulated devices answer from their models."""
     devices = list(devices)
     options = options or BENCH_PRESETS["default"]
     if repeats is not None:
@@ -154,30 +162,35 @@ def build_tables(devices, case: Callable, sizes=DEFAULT_SIZES, comms=DEFAULT_COM
     samples = np.zeros((p, sizes.size, comms.size, options.samples))
     once = BenchOptions(warmup_runs=0, samples=1, min_sample_s=options.min_sample_s,
                         max_runs_per_sample=options.max_runs_per_sample, clock=options.clock)
-    for i, w in enumerate(track(sizes, "workloads measured")):
-        cases = [case(int(w), int(c)) for c in comms]
-        for d, device in enumerate(devices):
-            for j, (kernels, args, work) in enumerate(cases):
+    real = [d for d in range(p) if not simulated[d]]
+    together = options.concurrent and len(real) > 1
+    pool = ThreadPoolExecutor(max_workers=len(real)) if together else None
+    try:
+        for i, w in enumerate(track(sizes, "workloads measured")):
+            cases = [case(int(w), int(c)) for c in comms]
+            for d in range(p):
                 if simulated[d]:
-                    tables[d, i, j] = w / max(device.estimate(work).total_s, 1e-12)
-                else:
-                    for _ in range(options.warmup_runs):
-                        device.run(kernels, *args)
-        real = [d for d in range(p) if not simulated[d]]
-        for s in range(options.samples):
-            for j, (kernels, args, _) in enumerate(cases):
-                if options.concurrent and len(real) > 1:
-                    # each device gets its own copy of the arguments (they write their output arrays)
-                    own = [args] + [tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
-                                    for _ in real[1:]]
-                    with ThreadPoolExecutor(max_workers=len(real)) as pool:
-                        speeds = list(pool.map(lambda k: measure_speed(devices[real[k]], kernels, own[k], float(w),
-                                                                       once)[0], range(len(real))))
+                    for j, (_, _, work) in enumerate(cases):
+                        tables[d, i, j] = w / max(devices[d].estimate(work).total_s, 1e-12)
+            for s in range(options.samples):
+                for j, (kernels, args, _) in enumerate(cases):
+                    if together:
+                        # every device at once, one thread each, as they will run; each gets its own copy of the
+                        # arguments (they write their output arrays)
+                        own = [args] + [tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+                                        for _ in real[1:]]
+                        warm = options.warmup_runs if s == 0 else 0
+                        speeds = list(pool.map(lambda k: _warm_and_sample(devices[real[k]], kernels, own[k],
+                                                                           float(w), once, warm),
+                                               range(len(real))))
+                    else:
+                        warm = options.warmup_runs if s == 0 else 0
+                        speeds = [_warm_and_sample(devices[d], kernels, args, float(w), once, warm) for d in real]
                     for k, d in enumerate(real):
                         samples[d, i, j, s] = speeds[k]
-                else:
-                    for d in real:
-                        samples[d, i, j, s] = measure_speed(devices[d], kernels, args, float(w), once)[0]
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
     out = []
     for d, device in enumerate(devices):
         meta = {"device": getattr(device, "name", "device"), "kernel": kernel, "simulated": simulated[d],

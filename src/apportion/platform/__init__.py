@@ -6,6 +6,8 @@ Stable API used by the scheduler and the runtimes:
 - `CPUDevice(threads=n)` (cpu.py), `CUDADevice(i)` (cuda.py), `ThrottledDevice(device, factor)` (throttled.py),
   `SimulatedDevice(DeviceModel(...), name)` (simulated.py), `RayDevice(name, threads)` + `connect(address)`
   (ray.py), `FaultyDevice(device, fail_on_call)` (faulty.py, fault injection)
+- `calibrate.thread_flops()` / `calibrate.calibration(refresh=...)`: this machine's measured CPU thread speed,
+  cached per machine (calibrate.py); a CPUDevice's `peak_flops` comes from it unless given
 - `Platform(devices)`, `Platform.detect()`, `Platform.load(path | "seed000" | "seed002" | "seed004")`,
   `platform.save(path)`, `resolve_platform(spec)` (platform.py)
 

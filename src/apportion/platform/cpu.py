@@ -6,6 +6,10 @@ the same time in one process. `threads` > 1 uses the kernel set's `cpu_parallel`
 a variant the serial CPU kernel runs. A serial kernel runs in the calling thread and nowhere else (no Numba
 thread pool), so its thread CPU time is the run's `Timing.dedicated_s`: the time it would take on a core of its
 own, whatever other processes do to the wall clock.
+
+Its speed (`peak_flops`) is measured, not assumed: `threads` × one thread's FLOP/s on the calibration kernel,
+measured once per machine and cached (`apportion.platform.calibrate`), on first use — a device whose speed
+nobody asks for never measures. A figure given to the constructor (or in a platform file) wins.
 """
 
 from __future__ import annotations
@@ -15,21 +19,32 @@ import time
 from typing import Any
 
 from apportion.checks import check_threads
+from apportion.platform.calibrate import thread_flops
 from apportion.platform.device import KIND_CPU, Device, KernelSet, Timing
 
 
-NOMINAL_THREAD_FLOPS = 1e10
-
-
 class CPUDevice(Device):
-    """`threads` host cores as one device. Runs `KernelSet.cpu` (or `cpu_parallel` when threads > 1)."""
+    """`threads` host cores as one device. Runs `KernelSet.cpu` (or `cpu_parallel` when threads > 1).
+
+    `peak_flops`: FLOP/s to credit the device with; None (default) measures it (module docstring)."""
 
     def __init__(self, threads: int = 1, name: str | None = None, peak_flops: float | None = None):
         threads = check_threads(threads, name=f"CPUDevice {name or 'cpu'}: threads")
-        # without a figure, a nominal 10 GFLOP/s per thread (only static splits "by peak" read it)
-        super().__init__(name=name or f"cpu{threads}", kind=KIND_CPU, implementation=KIND_CPU, bundles=False,
-                         peak_flops=peak_flops if peak_flops is not None else threads * NOMINAL_THREAD_FLOPS)
         self.threads = threads
+        self.speed_source = "measured" if peak_flops is None else "given"
+        super().__init__(name=name or f"cpu{threads}", kind=KIND_CPU, implementation=KIND_CPU, bundles=False,
+                         peak_flops=peak_flops)
+
+    @property
+    def peak_flops(self) -> float:
+        """FLOP/s of this device: the given figure, else `threads` × this machine's measured thread speed."""
+        if self._peak_flops is None:
+            self._peak_flops = self.threads * thread_flops()
+        return self._peak_flops
+
+    @peak_flops.setter
+    def peak_flops(self, value: float | None) -> None:
+        self._peak_flops = None if value is None else float(value)
 
     def select(self, kernels):
         kernel_set = KernelSet.coerce(kernels)
@@ -54,7 +69,7 @@ class CPUDevice(Device):
         return result, Timing(compute_s=wall, dedicated_s=min(cpu, wall) if serial else None)
 
     def describe(self) -> dict:
-        return {**super().describe(), "threads": self.threads}
+        return {**super().describe(), "threads": self.threads, "speed": self.speed_source}
 
 
 def host_core_count() -> int:

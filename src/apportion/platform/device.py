@@ -136,8 +136,9 @@ class Device:
 
     Attributes: `name` (unique in a platform), `kind` ("cpu", "gpu", "remote", "simulated" ...), `implementation`
     (which KernelSet member it runs: "cpu" or "gpu"), `bundles` (True when work sent to it should be merged into
-    one transfer + one launch, as seed 000's load bundler does for GPUs), `peak_flops` (nominal, for static
-    splits by FLOPS; None when unknown), `link` (host <-> device LinkCost, None for host devices).
+    one transfer + one launch, as seed 000's load bundler does for GPUs), `peak_flops` (the device's speed in
+    FLOP/s, for static splits by FLOPS, CPM and placement: measured for CPU devices (`platform.calibrate`), the
+    inner device's ÷ factor for throttled ones, nominal for GPUs and simulated models; None when unknown), `link` (host <-> device LinkCost, None for host devices).
 
     Subclasses implement `_execute(kernel, args) -> (result, Timing)`; `run` adds the wall-clock stamps.
     """

@@ -15,12 +15,21 @@ class FaultyDevice(Device):
     """`device` that dies on its `fail_on_call`-th run."""
 
     def __init__(self, device: Device, fail_on_call: int = 1, name: str | None = None):
-        super().__init__(name=name or device.name, kind=device.kind, implementation=device.implementation,
-                         bundles=device.bundles, peak_flops=device.peak_flops, link=device.link)
         self.inner = device
+        super().__init__(name=name or device.name, kind=device.kind, implementation=device.implementation,
+                         bundles=device.bundles, peak_flops=None, link=device.link)
         self.fail_on_call = int(fail_on_call)
         self.calls = 0
         self.is_simulated = device.is_simulated
+
+    @property
+    def peak_flops(self) -> float | None:
+        """The wrapped device's speed (read when asked: a measured CPU speed is not measured before)."""
+        return self.inner.peak_flops
+
+    @peak_flops.setter
+    def peak_flops(self, value) -> None:
+        pass  # the wrapped device's
 
     @property
     def dead(self) -> bool:

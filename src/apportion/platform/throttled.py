@@ -25,12 +25,21 @@ class ThrottledDevice(Device):
         factor = float(factor)
         if not factor >= 1.0:
             raise InputError(f"ThrottledDevice: factor must be >= 1, got {factor}")
-        peak = None if device.peak_flops is None else device.peak_flops / factor
-        super().__init__(name=name or f"{device.name}/x{factor:g}", kind=device.kind,
-                         implementation=device.implementation, bundles=device.bundles, peak_flops=peak,
-                         link=device.link)
         self.inner = device
         self.factor = factor
+        super().__init__(name=name or f"{device.name}/x{factor:g}", kind=device.kind,
+                         implementation=device.implementation, bundles=device.bundles, peak_flops=None,
+                         link=device.link)
+
+    @property
+    def peak_flops(self) -> float | None:
+        """The inner device's speed (measured or given) divided by the factor; never measured itself."""
+        inner = self.inner.peak_flops
+        return None if inner is None else inner / self.factor
+
+    @peak_flops.setter
+    def peak_flops(self, value) -> None:
+        pass  # derived from the inner device (the dataclass constructor assigns the field)
 
     def select(self, kernels):
         return self.inner.select(kernels)

@@ -8,9 +8,10 @@ reported apart (`Placement.time_s`), never in an app's `time_s`.
 
 Methods:
 - "partition" (default): the project's multilevel partitioner (`apportion.partition`) with block targets
-  proportional to the devices' speeds: `speeds` when given, else the devices' nominal peak FLOP/s when a list of
-  devices is given (a `ThrottledDevice` 3x slower gets a third of the share), else equal (measured speeds:
-  later work);
+  proportional to the devices' speeds: `speeds` when given, else, when a list of devices is given, their
+  measured speeds (`Device.peak_flops`: a CPU device's is measured once per machine and cached, see
+  `apportion.platform.calibrate`; a `ThrottledDevice` 3x slower is credited a third of its inner device's; a
+  simulated device's is its model's), else equal;
 - "ranges": equal contiguous ranges of vertex ids (Groute's fallback when partitioning fails);
 - "random": every vertex to a uniformly random device (seeded) — the worst case for communication.
 
@@ -76,6 +77,8 @@ def _device_count(devices) -> int:
 
 
 def _targets(speeds, k: int, devices=None):
+    """Block targets (shares summing to 1) from `speeds`, else from the devices' measured speeds; None = equal
+    (a count of devices, devices of one speed, or a device whose speed is unknown)."""
     if speeds is None and isinstance(devices, (list, tuple)):
         peaks = [getattr(device, "peak_flops", None) for device in devices]
         if all(peak is not None and peak > 0 for peak in peaks) and len(set(peaks)) > 1:
@@ -117,7 +120,7 @@ def place(graph: Graph, devices=2, method: str = "partition", seed: int = 0, spe
         method: "partition" (default), "ranges" or "random" (module docstring).
         seed: seeds the partitioner and the random placement.
         speeds: relative device speeds (k positive numbers) for the partition's block targets; None = the
-            devices' peak FLOP/s when `devices` is a list of devices, else equal.
+            devices' measured speeds (`peak_flops`) when `devices` is a list of devices, else equal.
 
     Returns a `Placement`. Raises InputError for an unknown method, a bad device count or bad speeds.
     With more devices than vertices, or when no balanced partition exists, "partition" falls back to "ranges"

@@ -70,3 +70,59 @@ def test_stencil_cpu_clock_and_distributed_simulated_refused(cli):
     assert json.loads(run.stdout)["makespan_s"] > 0
     refused = cli("stencil", "gauss", "--grid", "8", "--ray", "--platform", "seed002")
     assert refused.returncode == 2 and "real devices" in refused.stderr
+
+
+def test_perfmodel_build_measures_every_device_into_one_file_each(cli, tmp_path):
+    """Without --device every device is benchmarked (together); -o names one file per device by {device}.
+    --kernel gauss prices the elimination step (a simulated GTX650 models it apart from heat)."""
+    pattern = str(tmp_path / "t-{device}.json")
+    out = cli("perfmodel", "build", "--platform", "seed002", "-o", pattern, "--sizes", "1000,100000",
+              "--comms", "0,1000", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    names = ["c2050-node0", "gtx650-node0", "c2050-node1", "gtx650-node1"]
+    assert [t["device"] for t in data["tables"]] == names
+    assert all((tmp_path / f"t-{name}.json").is_file() for name in names)
+    heat = json.loads(cli("perfmodel", "show", tmp_path / "t-gtx650-node0.json", "--json").stdout)
+    gauss = cli("perfmodel", "build", "--platform", "seed002", "--device", "gtx650-node0", "--kernel", "gauss",
+                "-o", tmp_path / "g.json", "--sizes", "1000,100000", "--comms", "0,1000", "--json")
+    assert gauss.returncode == 0, gauss.stderr
+    g = json.loads(gauss.stdout)
+    assert g["kernel"] == "gauss" and g["speeds"] != heat["speeds"]
+    # several devices and no {device} in the name: one line, exit 2, nothing written
+    refused = cli("perfmodel", "build", "--platform", "seed002", "-o", tmp_path / "one.json")
+    assert refused.returncode == 2 and "{device}" in refused.stderr and not (tmp_path / "one.json").exists()
+    twice = cli("perfmodel", "build", "--platform", "seed002", "--device", "0", "--device", "c2050-node0",
+                "-o", pattern)
+    assert twice.returncode == 2 and "twice" in twice.stderr
+
+
+def test_perfmodel_calibrate_measures_and_caches(cli, tmp_path):
+    out = cli("perfmodel", "calibrate", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["thread_gflops"] > 0 and len(data["samples"]) >= 1
+    cached = json.loads(cli("perfmodel", "calibrate", "--show", "--json").stdout)
+    assert cached["thread_flops"] == data["thread_flops"] and cached["measured_at"] == data["measured_at"]
+
+
+def test_perfmodel_fit_writes_a_twin_that_loads_and_refuses_simulated_platforms(cli, tmp_path):
+    from apportion.platform import Platform
+
+    real = tmp_path / "real.toml"
+    real.write_text('name = "pair"\n[[device]]\nname = "fast"\ntype = "cpu"\n'
+                    '[[device]]\nname = "slow"\ntype = "throttled"\nfactor = 2\n')
+    twin = tmp_path / "twin.toml"
+    out = cli("perfmodel", "fit", "--platform", real, "-o", twin, "--workloads", "pbf", "--bundles", "1,2",
+              "--repeats", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["devices"] == ["fast", "slow"] and {f["workload"] for f in data["fits"]} == {"pbf"}
+    loaded = Platform.load(twin)
+    assert [d.name for d in loaded.devices] == ["fast", "slow"] and all(d.is_simulated for d in loaded.devices)
+    assert loaded.devices[0].model.sustained_flops("pbf") > 0
+    refused = cli("perfmodel", "fit", "--platform", "seed000", "-o", tmp_path / "x.toml")
+    assert refused.returncode == 2 and "real devices" in refused.stderr and not (tmp_path / "x.toml").exists()
+    assert cli("perfmodel", "fit", "--platform", real, "-o", tmp_path / "x.json").returncode == 2
+    assert cli("perfmodel", "fit", "--platform", real, "-o", tmp_path / "y.toml",
+               "--workloads", "nope").returncode == 2

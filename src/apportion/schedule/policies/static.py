@@ -2,7 +2,9 @@
 
 Baselines for HASS (seed 000 ch. 3.4) and for sampling (seed 004 sec. IV): the split is fixed before the round
 and never corrected; GPUs get their share as one bundle, CPUs take their chunks one by one, nobody steals.
-A device whose nominal peak is unknown counts as the mean of the known peaks.
+"Peak" is each device's `peak_flops`: measured for CPU devices (apportion.platform.calibrate; a throttled device
+gets its inner device's ÷ its factor), the model's peak for simulated ones, nominal for GPUs. A device whose
+figure is unknown counts as the mean of the known ones.
 """
 
 from __future__ import annotations
