@@ -100,7 +100,8 @@ def _topology(graph: Graph, devices: list, segment: int) -> RunResult:
     forest_labels(merged, labels)
     return RunResult(values=labels, time_s=time.perf_counter() - started, work_items=sum(run.items),
                      messages=run.messages, bytes_moved=run.bytes_moved, trace=run.trace, placement=None,
-                     devices=[d.name for d in devices], per_device=run.items, routing="any", transport="threads",
+                     devices=[d.name for d in devices], per_device=run.items, segments=run.segments,
+                     routing="any", transport="threads",
                      failures=run.failures)
 
 
