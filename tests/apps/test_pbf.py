@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import apportion
-from apportion.apps.pbf import pbf, pbf_reference
+from apportion.apps.pbf import pbf_reference
+from apportion.apps.pbf_runtime import pbf
 from apportion.errors import InputError
 from apportion.platform.cpu import CPUDevice
 from apportion.platform.device import DeviceFailure

@@ -186,7 +186,7 @@ def _run(args, graph, devices, seed: int, delta):
             {**worklist, "priority_delta": delta or "off"}
         result = connected_components(graph, method=method, **common, **options)
         return result, {"method": method, "components": int(np.count_nonzero(result.values == np.arange(graph.n)))}
-    from apportion.apps.pbf import DEFAULT_SEGMENT, pbf
+    from apportion.apps.pbf_runtime import DEFAULT_SEGMENT, pbf
 
     _u, _v, weights = graph.edges()
     weights = np.ones(graph.m, dtype=np.int64) if weights is None else np.ascontiguousarray(weights)

@@ -23,7 +23,8 @@ def run(ctx) -> None:
 
     from apportion import datasets
     from apportion.apps.bfs import bfs, bfs_reference
-    from apportion.apps.pbf import pbf, pbf_reference
+    from apportion.apps.pbf import pbf_reference
+    from apportion.apps.pbf_runtime import pbf
     from apportion.apps.sssp import sssp, sssp_reference
     from apportion.platform import CPUDevice, ThrottledDevice
     from apportion.runtime.placement import place
