@@ -145,3 +145,14 @@ def test_real_process_is_silent_on_a_pipe(graph_file, cli, tmp_path):
     assert "components" in result.stdout
     result = cli("run", "sssp", graph_file)
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.ray
+@pytest.mark.timeout(600)
+def test_ray_transport_gives_the_same_values(local_ray, graph_file, tmp_path, capsys):
+    output = tmp_path / "dist.txt"
+    code, out, err = _run(capsys, "run", "sssp", graph_file, "--source", "2", "--transport", "ray", "-o", output,
+                          "--json")
+    assert code == 0, err
+    assert json.loads(out)["transport"] == "ray"
+    np.testing.assert_array_equal(np.loadtxt(output), sssp_reference(read_graph(graph_file), 2))
