@@ -114,6 +114,7 @@ def test_table_and_timeline_picture(tmp_path, capsys):
     (["pagerank", "G", "--source", "0"], "--source does not apply to pagerank"),
     (["cc", "G", "--routing", "direct"], "--routing applies to cc with --method worklist only"),
     (["cc", "G", "--segment", "0"], "--segment must be at least 1, got 0"),
+    (["cc", "G", "--method", "worklist", "--priority-delta", "auto"], "cc takes off or a positive number"),
     (["pbf", "G"], "pbf needs --low L and/or --high H"),
     (["pbf", "G", "--low", "nan"], "--low must be a number, not NaN"),
     (["pbf", "G", "--low", "1", "--transport", "ray"], "PBF: it runs on threads only"),

@@ -92,6 +92,8 @@ def _check_app_options(args: argparse.Namespace) -> None:
         for option in ("routing", "placement", "priority_delta"):
             if getattr(args, option) is not None:
                 raise InputError(f"{_FLAGS[option]} applies to cc with --method worklist only")
+    if args.app == "cc" and args.priority_delta == "auto":
+        raise InputError("--priority-delta auto applies to bfs and sssp; cc takes off or a positive number")
     if args.app == "cc" and args.method == "worklist" and args.segment is not None:
         raise InputError("--segment applies to cc with --method topology (the default) only")
     if args.cluster is not None and args.transport != "ray":
