@@ -28,12 +28,23 @@ def exact_filter(values: np.ndarray, low, high) -> list:
     return [v for v in values.tolist() if low <= v < high]
 
 
-bounds = st.one_of(st.integers(-2**70, 2**70), st.floats(allow_nan=False), st.integers(-300, 300),
-                   st.floats(-300, 300))
+# bounds anywhere on the real line, and often near the small values below (so that rounding a bound the wrong way
+# changes which elements are kept)
+bounds = st.one_of(st.integers(-2**70, 2**70), st.floats(allow_nan=False), st.integers(-12, 12),
+                   st.floats(-12, 12), st.sampled_from([x + 0.5 for x in range(-12, 12)]))
+
+
+def integer_arrays(dtype) -> st.SearchStrategy:
+    """Arrays of `dtype` whose elements are small (often equal to a bound), the type's extremes, or anywhere in
+    its range."""
+    info = np.iinfo(dtype)
+    small = st.integers(max(info.min, -10), min(info.max, 10))
+    extremes = st.sampled_from([info.min, info.min + 1, info.max - 1, info.max])
+    return arrays(dtype, st.integers(0, 300), elements=small | extremes | st.integers(info.min, info.max))
 
 
 @settings(max_examples=60, deadline=None)
-@given(values=st.sampled_from(INTEGER_TYPES).flatmap(lambda t: arrays(t, st.integers(0, 300))),
+@given(values=st.sampled_from(INTEGER_TYPES).flatmap(integer_arrays),
        low=bounds, high=bounds, devices=st.sampled_from([1, 2, 4]), segment=st.sampled_from([1, 3, 64]))
 def test_integers_are_kept_exactly_for_any_real_bounds(values, low, high, devices, segment):
     result = pbf(values, low, high, devices=devices, segment=segment)
@@ -41,6 +52,16 @@ def test_integers_are_kept_exactly_for_any_real_bounds(values, low, high, device
     assert result.values.tolist() == exact_filter(values, low, high)
     assert result.work_items == values.size  # every element compared once (no failure)
     assert sum(result.segments) == -(-values.size // segment) == result.messages
+
+
+@pytest.mark.parametrize("dtype", INTEGER_TYPES)
+def test_integer_extremes_with_bounds_beyond_the_type(dtype):
+    info = np.iinfo(dtype)
+    values = np.array([info.min, info.min + 1, 0, 1, info.max - 1, info.max], dtype=dtype)
+    for low, high in ((-np.inf, np.inf), (-2**70, 2**70), (info.min, info.max + 1), (0.5, 1e300),
+                      (info.max, info.max + 0.5), (-1e300, info.min + 0.5), (info.max + 1, np.inf), (3, 2)):
+        result = pbf(values, low, high, segment=2)
+        assert result.values.tolist() == exact_filter(values, low, high), (low, high)
 
 
 @settings(max_examples=60, deadline=None)
