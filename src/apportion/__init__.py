@@ -46,6 +46,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "sssp": ("apportion.apps.sssp", "sssp"),
     "pagerank": ("apportion.apps.pagerank", "pagerank"),
     "connected_components": ("apportion.apps.cc", "connected_components"),
+    "pbf": ("apportion.apps.pbf_runtime", "pbf"),
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

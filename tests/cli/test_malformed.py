@@ -82,6 +82,17 @@ def test_convert_rejects_and_writes_nothing(name, target, tmp_path, capsys):
     assert not any(tmp_path.iterdir())  # neither the output nor a temporary file is left
 
 
+@pytest.mark.parametrize("name", GRAPH_FILES)
+def test_run_rejects_and_writes_nothing(name, tmp_path, capsys):
+    values, picture = tmp_path / "values.txt", tmp_path / "timeline.png"
+    code, out, err = _run(capsys, ["run", "bfs", CORPUS / name, "--source", "0", "-o", values, "--trace", picture,
+                                   *_strict(name)])
+    assert code == 2
+    assert out == ""
+    _check_message(err, name)
+    assert not any(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("name", [n for n in GRAPH_FILES if n.startswith("strict_")])
 def test_strict_files_load_without_strict_with_one_warning(name, capsys):
     code, _out, err = _run(capsys, ["info", CORPUS / name, "--json"])

@@ -206,6 +206,7 @@ COMMANDS = {
                  r"hass: matmul on 3 devices[^\n]*\n[^\n]*  rounds"),
     "stencil": (["stencil", "heat", "--grid", "64x64", "--steps", "30", "--platform", "seed002"],
                 r"heat 64×64 on \d+ devices[^\n]*\n[^\n]*  iterations"),
+    "run": (["run", "sssp", "dataset:4elt", "--source", "0"], r"sssp on 2 devices \(threads\)"),
 }
 
 

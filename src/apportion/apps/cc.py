@@ -98,9 +98,11 @@ def _topology(graph: Graph, devices: list, segment: int) -> RunResult:
         merge_forest(merged, other)
     labels = np.empty(n, dtype=np.int64)
     forest_labels(merged, labels)
+    run.trace.fill_idle(0, 0.0, run.time_s)  # a device's gaps between segments: waiting
     return RunResult(values=labels, time_s=time.perf_counter() - started, work_items=sum(run.items),
                      messages=run.messages, bytes_moved=run.bytes_moved, trace=run.trace, placement=None,
-                     devices=[d.name for d in devices], per_device=run.items, routing="any", transport="threads",
+                     devices=[d.name for d in devices], per_device=run.items, segments=run.segments,
+                     routing="any", transport="threads",
                      failures=run.failures)
 
 

@@ -1,9 +1,15 @@
 """Predicate-based filtering (seed 003, Groute's PBF): keep the elements of a large array with low <= v < high.
 
-The array is cut into `n_chunks` segments; a run over a bundle of segments returns the kept elements (in order)
-and how many each segment kept, so results are reassembled in the input order whatever device ran what.
-Reference: NumPy boolean masking. Work: 2 comparisons per element; bytes in = the segment, out = kept part
-(estimated with `selectivity`).
+Two drivers share one compiled kernel (`_pbf_kernels.filter_range`):
+
+- `FilterWorkload` (here) is the algorithm as a *scheduler* workload (seed 000 ch. 3): the array is cut into
+  `n_chunks` segments; a run over a bundle of segments returns the kept elements (in order) and how many each
+  segment kept, so results are reassembled in the input order whatever device ran what. Work: 2 comparisons
+  per element; bytes in = the segment, out = kept part (estimated with `selectivity`).
+- `apps.pbf_runtime.pbf(values, low, high, devices=2)` runs it on the asynchronous runtime (seed 003): segments
+  to whichever device is free.
+
+Reference: NumPy boolean masking (`pbf_reference`).
 """
 
 from __future__ import annotations

@@ -63,6 +63,7 @@ COMMAND_MODULES = (
     "apportion.cli.graph_commands",      # generate, info, convert, evaluate
     "apportion.cli.partition_commands",  # partition
     "apportion.cli.mst_command",         # mst
+    "apportion.cli.run_command",         # run (the asynchronous multi-device graph runtime)
     "apportion.cli.edge_commands",       # edge-partition, spmv
     "apportion.cli.schedule_commands",   # schedule
     "apportion.cli.grid_commands",       # grid, perfmodel, stencil

@@ -114,7 +114,9 @@ class RunResult:
     `messages` / `bytes_moved` router traffic (packets and their bytes); `trace` per-device intervals (compute =
     busy, transfer = sending, idle = waiting, failed = the device died); `per_device` work items per device;
     `priority_raises` how often the soft-priority threshold rose; `delta` the Δ used (None: no priority);
-    `failures` the devices that died, `recovery_s` the seconds from the first failure to the restarted run.
+    `failures` the devices that died, `recovery_s` the seconds from the first failure to the restarted run;
+    `segments` the segments each device processed (apps that scatter segments by availability: topology-driven
+    CC, PBF; empty for worklist runs).
     """
 
     values: np.ndarray
@@ -133,6 +135,7 @@ class RunResult:
     edges_relaxed: int = 0
     failures: list[str] = field(default_factory=list)
     recovery_s: float = 0.0
+    segments: list[int] = field(default_factory=list)
 
     def summary(self) -> dict:
         """JSON-ready figures (no per-vertex values)."""
@@ -142,7 +145,8 @@ class RunResult:
                 "work_items": self.work_items, "messages": self.messages, "bytes_moved": self.bytes_moved,
                 "devices": self.devices, "per_device_work_items": self.per_device, "routing": self.routing,
                 "transport": self.transport, "delta": self.delta, "priority_raises": self.priority_raises,
-                "edges_relaxed": self.edges_relaxed, "failures": self.failures, "recovery_s": self.recovery_s}
+                "edges_relaxed": self.edges_relaxed, "failures": self.failures, "recovery_s": self.recovery_s,
+                "per_device_segments": self.segments}
 
 
 def resolve_devices(devices) -> list[Device]:

@@ -91,11 +91,13 @@ class Trace:
                                "end": i.end, "chunks": i.chunks, **({"note": i.note} if i.note else {})}
                               for i in self.intervals]}
 
-    def gantt(self, path: str | Path, title: str = "", rounds: list[int] | None = None) -> Path:
+    def gantt(self, path: str | Path, title: str = "", rounds: list[int] | None = None,
+              labels: dict[str, str] | None = None, xlabel: str | None = None) -> Path:
         """Draw a Gantt chart: one row per device, a colour per interval kind (legend), dotted lines where the
-        rounds start, labelled with their numbers; only `rounds` when given. Writes `path` in the format its
-        extension names (.png, .svg, .pdf, …) all at once; an unknown extension raises InputError before
-        anything is drawn. Returns `path` as a Path."""
+        rounds start, labelled with their numbers; only `rounds` when given. `labels` renames kinds in the
+        legend (the graph runtime's compute/idle/transfer are busy/waiting/sending), `xlabel` replaces the time
+        axis's label. Writes `path` in the format its extension names (.png, .svg, .pdf, …) all at once; an
+        unknown extension raises InputError before anything is drawn. Returns `path` as a Path."""
         check_picture_path(path)
         from matplotlib.figure import Figure
         from matplotlib.lines import Line2D
@@ -122,11 +124,11 @@ class Trace:
         ax.set_yticks(range(n))
         ax.set_yticklabels(self.device_names)
         ax.set_ylim(n - 0.5, -0.5)  # first device at the top
-        ax.set_xlabel("seconds since the run started (simulated seconds on a simulated platform)")
+        ax.set_xlabel(xlabel or "seconds since the run started (simulated seconds on a simulated platform)")
         if title:
             ax.set_title(title, pad=16)
         used = {i.kind for i in chosen}
-        handles = [Patch(color=COLOURS[k], label=k) for k in KINDS if k in used]
+        handles = [Patch(color=COLOURS[k], label=(labels or {}).get(k, k)) for k in KINDS if k in used]
         if shown:
             handles.append(Line2D([], [], color="#333333", linewidth=0.8, linestyle=":", label="round start"))
         ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5), ncol=1, frameon=False, fontsize=8)
