@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from apportion.errors import InputError
@@ -62,6 +62,7 @@ def test_exact_cover_and_metrics_match_recount(grid, speeds, method):
 @settings(max_examples=60, deadline=None)
 @given(grid=st.tuples(st.integers(8, 120), st.integers(8, 120)), speeds=st.lists(st.integers(1, 5), min_size=1,
        max_size=10), method=st.sampled_from(["basic", "sgp", "php", "nphp", "rows", "columns", "points"]))
+@example(grid=(17, 40), speeds=[2, 2, 5, 2, 5], method="points")  # two exact halves: half-to-even made one size 86
 def test_area_within_one_row_and_one_column_strip(grid, speeds, method):
     rows, cols = grid
     s = np.array(speeds, dtype=float)

@@ -15,8 +15,9 @@ N = 2000
 
 @pytest.mark.parametrize("length, weights, expected", [
     (10, [1, 1, 1], [3, 4, 3]),       # boundaries round(3.33) = 3, round(6.67) = 7
-    (7, [1, 1], [4, 3]),              # round(3.5) = 4 (half to even)
-    (9, [1, 1], [4, 5]),              # round(4.5) = 4 (half to even)
+    (7, [1, 1], [4, 3]),              # round(3.5) = 4 (half up)
+    (9, [1, 1], [5, 4]),              # round(4.5) = 5 (half up: with half to even two ties could put one size a
+                                      # whole unit off its share)
     (11, [1, 2, 2], [2, 5, 4]),       # round(2.2) = 2, round(6.6) = 7
     (5, [1, 1, 1, 1, 1, 1], None),    # six parts of at least one line cannot fit in five
 ])

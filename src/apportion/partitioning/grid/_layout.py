@@ -32,7 +32,9 @@ def split_lengths(length: int, weights, minimum=None) -> list[int] | None:
     deficit = False
     for i in range(k - 1):
         running += weights[i]
-        bound = int(round(length * running / total))  # round half to even, as np.rint
+        # half up, never half to even: every boundary is then within (-1/2, 1/2] of its exact place, so every
+        # size is within less than one unit of its exact share (two ties rounded opposite ways made it one)
+        bound = math.floor(length * running / total + 0.5)
         size = bound - previous
         sizes[i] = size
         deficit = deficit or size < mins[i]
