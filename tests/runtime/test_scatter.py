@@ -3,6 +3,8 @@ a dead device redone; errors reach the caller."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -56,3 +58,33 @@ def test_all_devices_dead_is_a_device_failure_and_a_bug_is_raised():
         scatter(segments_of(50, 10), [CPUDevice(1), CPUDevice(1)], broken, [(None,), (None,)])
     with pytest.raises(InputError):
         scatter(segments_of(5, 1), [CPUDevice(1)], count_into, [])
+
+
+def test_a_dead_devices_finished_segments_are_redone():
+    """The faulty device filters two segments, then dies on its third; the healthy one waits until the second is
+    done, so the dead device surely held finished work. Its finished segments (lost with it) and the one it died
+    on must all be redone by the survivor, and the run must end (a lost segment never counts down)."""
+    second_done = threading.Event()
+    calls = []
+
+    def count_after_gate(totals, gate, values):
+        if gate is None:
+            calls.append(len(values))
+            if len(calls) == 2:
+                second_done.set()
+        else:
+            gate.wait(30)
+        totals[values] += 1
+
+    machines = [FaultyDevice(CPUDevice(1), 3, name="faulty"), CPUDevice(1, name="healthy")]
+    totals = [np.zeros(100, dtype=np.int64) for _ in machines]
+    outcome = []
+    runner = threading.Thread(target=lambda: outcome.append(
+        scatter(segments_of(100, 10), machines, count_after_gate, [(totals[0], None), (totals[1], second_done)])),
+        daemon=True)
+    runner.start()
+    runner.join(60)
+    assert not runner.is_alive(), "the scatter never ended: a lost segment was not redone"
+    run = outcome[0]
+    assert run.failed == [0] and len(calls) == 2
+    assert np.array_equal(totals[1], np.ones(100, dtype=np.int64))
