@@ -21,7 +21,7 @@ from apportion.graph.csr import Graph
 from apportion.runtime.distributed_worklist import (DEFAULT_BATCH, DistributedWorklist, RunResult, WorklistProgram,
                                                     check_source, resolve_devices)
 from apportion.runtime.placement import resolve_placement
-from apportion.runtime.priority import auto_delta, check_delta
+from apportion.runtime.priority import check_delta
 
 UNREACHED = np.iinfo(np.int64).max
 
@@ -31,6 +31,12 @@ def _check_graph(graph) -> Graph:
         raise InputError(f"expected an apportion.Graph, got {type(graph).__name__}")
     return graph
 
+
+#: BFS's automatic soft-priority Δ in levels. Every threshold raise waits until all devices are idle; a BFS level
+#: is never lowered by much, so few levels per bucket waste little work while many raises cost the run its time
+#: (benchmarks/runtime.py's Δ profile: on road 2^20 and delaunay 2^20 with 2 devices, 32 levels cut the raises
+#: 8x against 4 levels for 1-2 % more work items; docs/runtime.md).
+AUTO_DELTA_LEVELS = 32.0
 
 def bfs(graph: Graph, source: int, *, devices=2, transport: str = "threads", routing: str = "ring",
         placement="partition", seed: int = 0, cluster: str | None = None, priority_delta="auto",
@@ -47,8 +53,7 @@ def bfs(graph: Graph, source: int, *, devices=2, transport: str = "threads", rou
         routing: "ring" (device i -> i + 1, the paper's default) or "direct" (straight to the owner).
         placement: "partition" (default), "ranges", "random" or a `Placement` from `apportion.place`.
         seed: seeds the placement.
-        priority_delta: "auto" (default: `runtime.priority.auto_delta` of unit weights, 4 levels), "off"/None, or
-            Δ > 0 levels.
+        priority_delta: "auto" (default: `AUTO_DELTA_LEVELS` = 32 levels), "off"/None, or Δ > 0 levels.
         batch: items a device processes per kernel call.
 
     Returns a RunResult whose `values` are int64 levels (-1 unreachable).
@@ -56,7 +61,7 @@ def bfs(graph: Graph, source: int, *, devices=2, transport: str = "threads", rou
     """
     graph = _check_graph(graph)
     source = check_source(graph, source)
-    delta = auto_delta(None) if (isinstance(priority_delta, str) and priority_delta == "auto") \
+    delta = AUTO_DELTA_LEVELS if (isinstance(priority_delta, str) and priority_delta == "auto") \
         else check_delta(priority_delta)
     device_list = resolve_devices(devices)
     chosen = resolve_placement(placement, graph, device_list, seed)
