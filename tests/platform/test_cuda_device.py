@@ -3,13 +3,17 @@ copies in, a launch on the device's stream, copies out, the timing split, and di
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from apportion.errors import UnavailableError
 from apportion.platform.cuda import CUDADevice, CudaKernel, cuda_device_count, simulator_enabled
 from apportion.platform.device import KernelSet
-from apportion.platform.platform import Platform
+from apportion.platform.platform import Platform, resolve_platform
 
 pytestmark = pytest.mark.gpu
 
@@ -63,3 +67,19 @@ def test_platform_detect_finds_every_cuda_device():
     assert len(gpus) == cuda_device_count() >= 1
     assert [d.index for d in gpus] == list(range(len(gpus)))
     assert {d.describe()["simulator"] for d in gpus} == {simulator_enabled()}
+
+
+def test_resolve_platform_cuda_is_every_cuda_device_and_nothing_else():
+    platform = resolve_platform("cuda")
+    assert [d.kind for d in platform] == ["gpu"] * cuda_device_count()
+    assert platform.name == "cuda" and not platform.simulated
+
+
+def test_cli_schedule_runs_pbf_on_platform_cuda():
+    done = subprocess.run([sys.executable, "-m", "apportion.cli.main", "schedule", "pbf", "--platform", "cuda",
+                           "--rounds", "1", "--size", "0.0005", "--chunks", "3", "--policy", "dynamic", "--json"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["devices"] == [f"cuda{i}" for i in range(cuda_device_count())]
+    assert out["result_matches_reference"] is True

@@ -118,6 +118,22 @@ def test_platform_cuda_device_unavailable_without_gpu_or_simulator():
         CUDADevice(0)
 
 
+def test_cli_platform_cuda_without_gpu_or_simulator_is_one_line_exit_2():
+    import os
+    import subprocess
+    import sys
+
+    from apportion.platform.cuda import nvidia_gpus_present
+
+    if nvidia_gpus_present():
+        pytest.skip("this machine has a GPU")
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}
+    done = subprocess.run([sys.executable, "-m", "apportion.cli.main", "schedule", "pbf", "--platform", "cuda"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "no CUDA device" in done.stderr and "NUMBA_ENABLE_CUDASIM" in done.stderr
+
+
 @pytest.mark.gpu
 def test_platform_cuda_device_refuses_an_index_it_does_not_have():
     from apportion.platform.cuda import CUDADevice, cuda_device_count
