@@ -20,10 +20,12 @@ from apportion.errors import InputError
 from apportion.partitioning.grid.balance import MODELS, BalancedGrid, balance_grid
 from apportion.perfmodel.bench import build_tables, workload_grid
 from apportion.perfmodel.models import ConstantSpeed
+from apportion.platform.cuda import CudaKernel
 from apportion.platform.device import KernelSet, Work
 
 HEAT_FLOPS_PER_POINT = 6.0
-HEAT_KERNELS = KernelSet(cpu=heat_step, name="heat_step")
+# a CUDA device runs the numba-cuda twin of heat_step (apps/_heat_cuda.py)
+HEAT_KERNELS = KernelSet(cpu=heat_step, gpu=CudaKernel("apportion.apps._heat_cuda", "heat_step_cuda"), name="heat_step")
 BENCH_SIZES = (1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22)
 BENCH_COMMS = (0, 1 << 8, 1 << 10, 1 << 12, 1 << 14)
 
