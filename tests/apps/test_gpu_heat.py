@@ -28,3 +28,24 @@ def test_gpu_heat_on_a_cpu_and_a_cuda_device_equals_the_reference():
     result = run_heat(18, 22, 3, [CPUDevice(1, name="cpu"), CUDADevice(0)], model="cpm")
     np.testing.assert_array_equal(result.values, heat_reference(initial_condition(18, 22, 0), 3))
     assert result.trace.compute_s.shape == (3, 2) and (result.trace.compute_s[:, 1] > 0).all()
+
+
+def test_gpu_heat_benchmark_case_runs_on_a_cuda_device():
+    from apportion.apps.heat import benchmark_case
+
+    kernels, args, work = benchmark_case(300, 20)
+    want = kernels.cpu(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
+    np.testing.assert_array_equal(CUDADevice(0).run(kernels, *args, work=work).result, want)
+
+
+def test_gpu_perfmodel_build_measures_a_cuda_device(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    table = tmp_path / "cuda.json"
+    done = subprocess.run([sys.executable, "-m", "apportion.cli.main", "perfmodel", "build", "--device", "0",
+                           "--platform", "cuda", "-o", str(table), "--sizes", "64,256", "--comms", "0,16"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(table.read_text())["meta"]["device"] == "cuda0"
