@@ -43,7 +43,7 @@ def cc_labels_cuda(indptr, indices, *, stream):
     device arrays. Returns an int64 device array."""
     n = indptr.shape[0] - 1
     labels = cuda.to_device(np.arange(n, dtype=np.int64), stream=stream)
-    queued = cuda.to_device(np.zeros(n, dtype=np.int32), stream=stream)
+    queued = cuda.to_device(np.zeros(n, dtype=np.int64), stream=stream)
     frontier = cuda.to_device(np.arange(max(n, 1), dtype=np.int64), stream=stream)
     next_frontier = cuda.device_array(max(n, 1), dtype=np.int64, stream=stream)
     size = n

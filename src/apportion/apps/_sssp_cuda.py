@@ -46,7 +46,7 @@ def sssp_distances_cuda(indptr, indices, weights, source, *, stream):
     host_dist = np.full(n, np.inf)
     host_dist[source] = 0.0
     dist = cuda.to_device(host_dist, stream=stream)
-    queued = cuda.to_device(np.zeros(n, dtype=np.int32), stream=stream)
+    queued = cuda.to_device(np.zeros(n, dtype=np.int64), stream=stream)
     frontier = cuda.to_device(np.array([source] + [0] * max(n - 1, 0), dtype=np.int64), stream=stream)
     next_frontier = cuda.device_array(max(n, 1), dtype=np.int64, stream=stream)
     size = 1

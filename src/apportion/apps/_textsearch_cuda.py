@@ -18,9 +18,12 @@ from numba import cuda
 BLOCK = 128
 
 
-@cuda.jit(device=True)
-def _segment_of(start_prefix, t):
-    """The segment holding flat start position t: the last s with start_prefix[s] <= t."""
+@cuda.jit(cache=False)
+def _search_kernel(text, seg_offsets, start_prefix, seg_bases, patterns, pattern_offsets, cursor, out, write):
+    t = cuda.grid(1)
+    if t >= start_prefix[start_prefix.shape[0] - 1]:
+        return
+    # the segment holding flat start position t: the last s with start_prefix[s] <= t (binary search)
     lo = 0
     hi = start_prefix.shape[0] - 2
     while lo < hi:
@@ -29,32 +32,21 @@ def _segment_of(start_prefix, t):
             lo = mid
         else:
             hi = mid - 1
-    return lo
-
-
-@cuda.jit(device=True)
-def _matches_at(text, position, end, patterns, pattern_offsets, p):
-    p0 = pattern_offsets[p]
-    length = pattern_offsets[p + 1] - p0
-    if position + length > end:
-        return False
-    for j in range(length):
-        if text[position + j] != patterns[p0 + j]:
-            return False
-    return True
-
-
-@cuda.jit(cache=False)
-def _search_kernel(text, seg_offsets, start_prefix, seg_bases, patterns, pattern_offsets, cursor, out, write):
-    t = cuda.grid(1)
-    if t >= start_prefix[start_prefix.shape[0] - 1]:
-        return
-    s = _segment_of(start_prefix, t)
+    s = lo
     i = t - start_prefix[s]
     position = seg_offsets[s] + i
     end = seg_offsets[s + 1]
     for p in range(pattern_offsets.shape[0] - 1):
-        if _matches_at(text, position, end, patterns, pattern_offsets, p):
+        p0 = pattern_offsets[p]
+        length = pattern_offsets[p + 1] - p0
+        if position + length > end:
+            continue
+        match = True
+        for j in range(length):
+            if text[position + j] != patterns[p0 + j]:
+                match = False
+                break
+        if match:
             row = cuda.atomic.add(cursor, 0, 1)
             if write:
                 out[row, 0] = seg_bases[s] + i

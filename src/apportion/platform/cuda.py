@@ -126,8 +126,10 @@ class CUDADevice(Device):
             with self._cuda.gpus[index]:
                 device = self._cuda.get_current_device()
                 gpu_name = device.name.decode() if isinstance(device.name, bytes) else str(device.name)
-                # nominal FP32 peak: SMs x 128 cores x 2 FLOPs per clock (no per-architecture core table)
-                peak = 2.0 * device.MULTIPROCESSOR_COUNT * 128 * device.CLOCK_RATE * 1e3
+                try:  # nominal FP32 peak: SMs x 128 cores x 2 FLOPs per clock (no per-architecture core table)
+                    peak = 2.0 * device.MULTIPROCESSOR_COUNT * 128 * device.CLOCK_RATE * 1e3
+                except Exception:  # an attribute this driver does not report: the peak stays unknown
+                    peak = None
         super().__init__(name=name or f"cuda{index}", kind=KIND_GPU, implementation=KIND_GPU, bundles=True,
                          peak_flops=peak, link=LinkCost(latency_s=10e-6, bandwidth_Bps=12e9))
         self.index = index
