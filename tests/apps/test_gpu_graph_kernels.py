@@ -69,3 +69,14 @@ def test_graph_kernel_sets_run_on_a_cpu_device():
     np.testing.assert_array_equal(sssp_distances_on(device, graph, 0)[0], sssp_reference(graph, 0))
     np.testing.assert_array_equal(cc_labels_on(device, graph)[0], cc_reference(graph))
     np.testing.assert_allclose(pagerank_on(device, graph)[0], pagerank_reference(graph, tolerance=1e-12), atol=1e-12)
+
+
+@pytest.mark.gpu
+def test_distributed_worklist_refuses_cuda_devices_in_one_line():
+    from apportion.apps.bfs import bfs
+    from apportion.errors import InputError
+    from apportion.graph.csr import Graph
+
+    graph = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=3)
+    with pytest.raises(InputError, match="CUDA device.*no GPU worker kernels"):
+        bfs(graph, 0, devices="cuda")
