@@ -27,8 +27,11 @@ demo: $(VENV)/.stamp-base
 	$(VENV)/bin/apportion compile
 	$(VENV)/bin/apportion demo
 
+# The second run is the GPU kernels on numba-cuda's CUDA simulator (docs/gpu.md): the same kernel source on the
+# CPU, small inputs; the first run skips them (the simulator must be switched on before numba is imported).
 test: $(VENV)/.stamp-test
 	$(PY) -m pytest -q -p no:cacheprovider
+	NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest -q -p no:cacheprovider -m gpu
 
 # The mutation check (docs/testing.md): slow, so not part of `make test`.
 mutants: $(VENV)/.stamp-test

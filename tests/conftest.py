@@ -132,3 +132,17 @@ def weighted_graph_file(tmp_path) -> Path:
     path = tmp_path / "weighted-jazz.graph"
     write_graph(weighted_jazz(), path)
     return path
+
+
+def pytest_runtest_setup(item):
+    """`gpu` tests need a CUDA device, real or simulated (NUMBA_ENABLE_CUDASIM=1, as `make test` runs them);
+    `gpu_hardware` tests (CuPy library calls) need a real GPU and CuPy. Skipped, with the reason, otherwise."""
+    names = {mark.name for mark in item.iter_markers()}
+    if not names & {"gpu", "gpu_hardware"}:
+        return
+    from apportion.platform.cuda import cuda_device_count, cupy_available, simulator_enabled
+
+    if cuda_device_count() == 0:
+        pytest.skip("no CUDA device (NUMBA_ENABLE_CUDASIM=1 runs the gpu tests on the CUDA simulator)")
+    if "gpu_hardware" in names and (simulator_enabled() or not cupy_available()):
+        pytest.skip("needs a real GPU and CuPy (a CuPy library call: no simulator)")

@@ -109,28 +109,46 @@ def test_platform_devices_run_concurrently_from_threads():
     assert results["a"][0] == 1.0 and results["b"][0] == 4.0
 
 
-def test_platform_cuda_device_unavailable_without_cupy():
-    try:
-        import cupy  # noqa: F401
-        pytest.skip("CuPy present: covered by the gpu-marked test")
-    except Exception:
-        pass
-    from apportion.platform import CUDADevice
+def test_platform_cuda_device_unavailable_without_gpu_or_simulator():
+    from apportion.platform.cuda import CUDADevice, cuda_device_count
 
-    with pytest.raises(UnavailableError):
+    if cuda_device_count() > 0:
+        pytest.skip("a CUDA device (GPU or simulator) is present: covered by the gpu-marked tests")
+    with pytest.raises(UnavailableError, match="no CUDA device.*NUMBA_ENABLE_CUDASIM"):
         CUDADevice(0)
 
 
+def test_cli_platform_cuda_without_gpu_or_simulator_is_one_line_exit_2():
+    import os
+    import subprocess
+    import sys
+
+    from apportion.platform.cuda import nvidia_gpus_present
+
+    if nvidia_gpus_present():
+        pytest.skip("this machine has a GPU")
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}
+    done = subprocess.run([sys.executable, "-m", "apportion.cli.main", "schedule", "pbf", "--platform", "cuda"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "no CUDA device" in done.stderr and "NUMBA_ENABLE_CUDASIM" in done.stderr
+
+
 @pytest.mark.gpu
-def test_platform_cuda_device_runs_gpu_kernel():
-    cupy = pytest.importorskip("cupy")
+def test_platform_cuda_device_refuses_an_index_it_does_not_have():
+    from apportion.platform.cuda import CUDADevice, cuda_device_count
+
+    with pytest.raises(UnavailableError, match="does not exist"):
+        CUDADevice(cuda_device_count())
+
+
+@pytest.mark.gpu_hardware
+def test_platform_cuda_device_runs_cupy_kernel():
+    import cupy
+
     from apportion.platform import CUDADevice
 
-    try:
-        device = CUDADevice(0)
-    except UnavailableError:
-        pytest.skip("no GPU")
-    execution = device.run(KernelSet(cpu=_square, gpu=lambda x: cupy.square(x)), np.arange(4.0))
+    execution = CUDADevice(0).run(KernelSet(cpu=_square, gpu=lambda x: cupy.square(x)), np.arange(4.0))
     np.testing.assert_array_equal(execution.result, np.arange(4.0) ** 2)
 
 

@@ -21,10 +21,12 @@ from apportion.errors import InputError
 from apportion.partitioning.grid.balance import MODELS, BalancedGrid, balance_grid
 from apportion.perfmodel.bench import build_tables, workload_grid
 from apportion.perfmodel.models import ConstantSpeed
+from apportion.platform.cuda import CudaKernel
 from apportion.platform.device import KernelSet, Work
 
 HEAT_FLOPS_PER_POINT = 6.0
-HEAT_KERNELS = KernelSet(cpu=heat_step, name="heat_step")
+# a CUDA device runs the numba-cuda twin of heat_step (apps/_heat_cuda.py)
+HEAT_KERNELS = KernelSet(cpu=heat_step, gpu=CudaKernel("apportion.apps._heat_cuda", "heat_step_cuda"), name="heat_step")
 BENCH_SIZES = (1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22)
 BENCH_COMMS = (0, 1 << 8, 1 << 10, 1 << 12, 1 << 14)
 
@@ -34,6 +36,8 @@ def _heat_with_halo(current, out, r, send, receive):
     return heat_step(current, out, r)
 
 
+HEAT_BENCH_KERNELS = KernelSet(cpu=_heat_with_halo, gpu=CudaKernel("apportion.apps._heat_cuda", "heat_with_halo_cuda"),
+                               name="heat_bench")
 _BENCH_BLOCKS: dict = {}
 
 
@@ -51,7 +55,7 @@ def benchmark_case(w: int, c: int):
     current, out = _BENCH_BLOCKS[w]
     args = (current, out, 0.2, np.ones(max(c, 0)), np.empty(max(c, 0)))
     work = Work(flops=HEAT_FLOPS_PER_POINT * w, bytes_in=8.0 * c, bytes_out=8.0 * c, workload="heat")
-    return KernelSet(cpu=_heat_with_halo, name="heat_bench"), args, work
+    return HEAT_BENCH_KERNELS, args, work
 
 
 def device_speed(device, workload: str = "heat", flops_per_point: float = HEAT_FLOPS_PER_POINT) -> float:

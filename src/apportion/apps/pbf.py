@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from apportion.errors import InputError
+from apportion.platform.cuda import CudaKernel
 from apportion.platform.device import KernelSet, Work
 from apportion.schedule.pool import Workload, chunk_bounds, contiguous_runs
 
@@ -27,18 +28,8 @@ def _cpu_filter(values, chunk_lengths, low, high):
     return filter_range(values, chunk_lengths, low, high)
 
 
-def _gpu_filter(values, chunk_lengths, low, high):
-    import cupy
-
-    mask = (values >= low) & (values < high)
-    lengths = cupy.asarray(chunk_lengths)
-    ends = cupy.cumsum(lengths)
-    prefix = cupy.concatenate([cupy.zeros(1, dtype=cupy.int64), cupy.cumsum(mask.astype(cupy.int64))])
-    kept = prefix[ends] - prefix[ends - lengths]
-    return values[mask], kept
-
-
-PBF_KERNELS = KernelSet(cpu=_cpu_filter, gpu=_gpu_filter, name="pbf")
+# the GPU implementation: numba-cuda kernels (apps/_pbf_cuda.py; the CUDA simulator runs them in CI)
+PBF_KERNELS = KernelSet(cpu=_cpu_filter, gpu=CudaKernel("apportion.apps._pbf_cuda", "filter_range_cuda"), name="pbf")
 
 
 def pbf_reference(values: np.ndarray, low: float, high: float) -> np.ndarray:

@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from apportion.errors import InputError
+from apportion.platform.cuda import CudaKernel
 from apportion.platform.device import KernelSet, Work
 from apportion.schedule.pool import Workload, chunk_bounds, contiguous_runs
 
@@ -25,36 +26,9 @@ def _cpu_search(text, seg_offsets, seg_starts, seg_bases, patterns, pattern_offs
     return search_segments(text, seg_offsets, seg_starts, seg_bases, patterns, pattern_offsets)
 
 
-def _gpu_search(text, seg_offsets, seg_starts, seg_bases, patterns, pattern_offsets):
-    import cupy
-
-    host_offsets = cupy.asnumpy(seg_offsets) if isinstance(seg_offsets, cupy.ndarray) else seg_offsets
-    host_starts = cupy.asnumpy(seg_starts) if isinstance(seg_starts, cupy.ndarray) else seg_starts
-    host_bases = cupy.asnumpy(seg_bases) if isinstance(seg_bases, cupy.ndarray) else seg_bases
-    pats = cupy.asnumpy(patterns) if isinstance(patterns, cupy.ndarray) else patterns
-    pofs = cupy.asnumpy(pattern_offsets) if isinstance(pattern_offsets, cupy.ndarray) else pattern_offsets
-    found = []
-    for s in range(len(host_offsets) - 1):
-        seg = text[int(host_offsets[s]):int(host_offsets[s + 1])]
-        starts = int(host_starts[s])
-        for p in range(len(pofs) - 1):
-            pattern = pats[pofs[p]:pofs[p + 1]]
-            usable = min(starts, seg.size - pattern.size + 1)
-            if usable <= 0:
-                continue
-            mask = cupy.ones(usable, dtype=bool)
-            for j, byte in enumerate(pattern.tolist()):
-                mask &= seg[j:j + usable] == byte
-            positions = cupy.flatnonzero(mask).astype(cupy.int64) + int(host_bases[s])
-            found.append(cupy.stack([positions, cupy.full(positions.size, p, dtype=cupy.int64)], axis=1))
-    if not found:
-        return cupy.empty((0, 2), dtype=cupy.int64)
-    out = cupy.concatenate(found)
-    order = cupy.lexsort(cupy.stack([out[:, 1], out[:, 0]]))
-    return out[order]
-
-
-TEXTSEARCH_KERNELS = KernelSet(cpu=_cpu_search, gpu=_gpu_search, name="textsearch")
+# the GPU implementation: numba-cuda kernels (apps/_textsearch_cuda.py; the CUDA simulator runs them in CI)
+TEXTSEARCH_KERNELS = KernelSet(cpu=_cpu_search, gpu=CudaKernel("apportion.apps._textsearch_cuda", "search_segments_cuda"),
+                               name="textsearch")
 
 
 def _pattern_arrays(patterns: Sequence[bytes | str]) -> tuple[np.ndarray, np.ndarray]:

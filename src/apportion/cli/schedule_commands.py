@@ -22,7 +22,7 @@ def register(subparsers) -> None:
                     "shipped simulated machine: seed000, seed002, seed004) under a scheduling policy, and report "
                     "the makespan and the split of the work per round.")
     parser.add_argument("workload", metavar="WORKLOAD", help=f"one of {', '.join(WORKLOADS)}")
-    parser.add_argument("--platform", default="auto", metavar="FILE|auto|seed000|seed002|seed004",
+    parser.add_argument("--platform", default="auto", metavar="FILE|auto|cuda|seed000|seed002|seed004",
                         help="platform (default: auto = this machine's devices)")
     parser.add_argument("--policy", default="hass", metavar="P", help=f"one of {', '.join(POLICIES)} (default hass)")
     parser.add_argument("--rounds", type=int, default=10, metavar="R", help="rounds of the same load (default 10)")

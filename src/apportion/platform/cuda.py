@@ -1,13 +1,22 @@
-"""CUDADevice: one NVIDIA GPU driven through CuPy (seed 000 ch. 3: a GPU "p_g").
+"""CUDADevice: one NVIDIA GPU (seed 000 ch. 3: a GPU "p_g"), real or simulated by numba-cuda.
 
-CuPy is imported only when a CUDADevice is built; without CuPy or without a GPU, construction raises
-UnavailableError (the CLI turns that into exit status 2). A run copies NumPy array arguments to the GPU (timed as
-transfer), calls the kernel set's `gpu` implementation with CuPy arrays (timed as launch + compute, synchronised),
-and copies CuPy results back (transfer). Bundled work is one transfer each way and one launch.
+Two kinds of GPU implementation can sit in a `KernelSet.gpu`:
+
+- a `CudaKernel` (below): a host-side launcher of numba-cuda kernels (`numba.cuda.jit`). The device copies the
+  NumPy arguments to the GPU on its own stream, calls `launcher(*device_args, stream=stream)`, synchronises and
+  copies the device arrays it returns back. With `NUMBA_ENABLE_CUDASIM=1` numba-cuda's CUDA simulator runs the
+  same path on the CPU (copies, launches, the stream, the timing), which is how CI tests GPU code without a GPU.
+- a plain callable taking CuPy arrays (the thin library calls: cuBLAS matmul). It needs CuPy and a real GPU.
+
+numba.cuda and CuPy are imported only when a CUDADevice is built or counted (never by `import apportion`);
+without a GPU and without the simulator, construction raises UnavailableError (the CLI: one line, exit 2).
+Timing: perf_counter around stream synchronisation (CUDA events are not simulated), split into copies in,
+launch + compute, copies out.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 from typing import Any
@@ -16,6 +25,48 @@ import numpy as np
 
 from apportion.errors import UnavailableError
 from apportion.platform.device import KIND_GPU, Device, LinkCost, Timing
+
+
+class CudaKernel:
+    """A lazy reference to a numba-cuda launcher `module:attribute` (so that building a KernelSet imports no
+    numba.cuda). The launcher takes device arrays (and scalars) plus `stream=` and returns device arrays, NumPy
+    arrays, scalars, or tuples of them."""
+
+    def __init__(self, module: str, attribute: str):
+        self.module = module
+        self.attribute = attribute
+        self.__name__ = attribute
+
+    def load(self):
+        """The launcher itself (imports its module, which imports numba.cuda)."""
+        return getattr(importlib.import_module(self.module), self.attribute)
+
+    def __call__(self, *args, **kwargs):
+        return self.load()(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"CudaKernel({self.module}:{self.attribute})"
+
+
+def simulator_enabled() -> bool:
+    """True when numba-cuda's CUDA simulator is switched on (NUMBA_ENABLE_CUDASIM=1 before numba was imported)."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") in ("", "0"):
+        return False
+    try:
+        from numba.core import config
+    except Exception:
+        return False
+    return bool(getattr(config, "ENABLE_CUDASIM", False))
+
+
+def _numba_cuda():
+    """numba.cuda when it imports and sees a GPU (real or simulated), else None."""
+    try:
+        from numba import cuda
+
+        return cuda if cuda.is_available() else None
+    except Exception:  # numba-cuda missing, or a broken driver
+        return None
 
 
 def _cupy():
@@ -44,38 +95,76 @@ def nvidia_gpus_present() -> int:
 
 
 def cuda_device_count() -> int:
-    """Number of CUDA GPUs CuPy sees (0 when CuPy or a driver is missing)."""
+    """Number of CUDA devices of this machine: the GPUs numba-cuda sees (the simulated one under
+    NUMBA_ENABLE_CUDASIM=1), else those CuPy sees; 0 when there are none. Imports nothing heavy when neither the
+    driver shows a GPU nor the simulator is on."""
+    if not simulator_enabled() and nvidia_gpus_present() == 0:
+        return 0
+    cuda = _numba_cuda()
+    if cuda is not None:
+        return len(cuda.gpus)
     try:
-        cupy = _cupy()
-        return int(cupy.cuda.runtime.getDeviceCount())
+        return int(_cupy().cuda.runtime.getDeviceCount())
     except Exception:
         return 0
 
 
 class CUDADevice(Device):
-    """GPU number `index`; runs `KernelSet.gpu` with CuPy arrays."""
+    """CUDA device number `index`: runs `KernelSet.gpu` (a CudaKernel through numba-cuda, else a CuPy callable)."""
 
     def __init__(self, index: int = 0, name: str | None = None):
-        cupy = _cupy()
-        try:
-            count = cupy.cuda.runtime.getDeviceCount()
-        except Exception as exc:
-            raise UnavailableError(f"no usable CUDA GPU: {exc}") from None
+        count = cuda_device_count()
+        if count == 0:
+            raise UnavailableError("no CUDA device: no NVIDIA GPU with numba-cuda or CuPy, and the CUDA simulator "
+                                   "is off (NUMBA_ENABLE_CUDASIM=1 turns it on)")
         if not 0 <= index < count:
-            raise UnavailableError(f"CUDA device {index} does not exist ({count} GPU(s) found)")
-        props = cupy.cuda.runtime.getDeviceProperties(index)
-        gpu_name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
-        # nominal FP32 peak: 2 FLOPs per core per clock is unknown without a core table; use SMs x 128 cores
-        peak = 2.0 * props["multiProcessorCount"] * 128 * props["clockRate"] * 1e3
+            raise UnavailableError(f"CUDA device {index} does not exist ({count} CUDA device(s) found)")
+        self.on_simulator = simulator_enabled()
+        self._cuda = _numba_cuda()
+        gpu_name, peak = "CUDA simulator", None
+        if self._cuda is not None and not self.on_simulator:
+            with self._cuda.gpus[index]:
+                device = self._cuda.get_current_device()
+                gpu_name = device.name.decode() if isinstance(device.name, bytes) else str(device.name)
+                try:  # nominal FP32 peak: SMs x 128 cores x 2 FLOPs per clock (no per-architecture core table)
+                    peak = 2.0 * device.MULTIPROCESSOR_COUNT * 128 * device.CLOCK_RATE * 1e3
+                except Exception:  # an attribute this driver does not report: the peak stays unknown
+                    peak = None
         super().__init__(name=name or f"cuda{index}", kind=KIND_GPU, implementation=KIND_GPU, bundles=True,
                          peak_flops=peak, link=LinkCost(latency_s=10e-6, bandwidth_Bps=12e9))
         self.index = index
         self.gpu_name = gpu_name
-        self._cupy = cupy
 
     def _execute(self, kernels, args) -> tuple[Any, Timing]:
-        cupy = self._cupy
         kernel = self.select(kernels)
+        if isinstance(kernel, CudaKernel):
+            return self._execute_numba(kernel.load(), args)
+        return self._execute_cupy(kernel, args)
+
+    def _execute_numba(self, launcher, args) -> tuple[Any, Timing]:
+        cuda = self._cuda
+        if cuda is None:
+            raise UnavailableError(f"device {self.name}: numba-cuda sees no CUDA device")
+        with cuda.gpus[self.index]:
+            stream = cuda.stream()
+            t0 = time.perf_counter()
+            device_args = [cuda.to_device(np.ascontiguousarray(a), stream=stream) if isinstance(a, np.ndarray)
+                           else a for a in args]
+            stream.synchronize()
+            t1 = time.perf_counter()
+            result = launcher(*device_args, stream=stream)
+            stream.synchronize()
+            t2 = time.perf_counter()
+            host = _numba_to_host(cuda, result, stream)
+            stream.synchronize()
+            t3 = time.perf_counter()
+        return host, Timing(transfer_s=(t1 - t0) + (t3 - t2), compute_s=t2 - t1, transfer_in_s=t1 - t0)
+
+    def _execute_cupy(self, kernel, args) -> tuple[Any, Timing]:
+        if self.on_simulator:
+            raise UnavailableError(f"device {self.name}: the CUDA simulator cannot run CuPy library calls "
+                                   f"({getattr(kernel, '__name__', 'kernel')}); they need a real GPU")
+        cupy = _cupy()
         with cupy.cuda.Device(self.index):
             t0 = time.perf_counter()
             device_args = [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
@@ -84,19 +173,29 @@ class CUDADevice(Device):
             result = kernel(*device_args)
             cupy.cuda.Stream.null.synchronize()
             t2 = time.perf_counter()
-            host = _to_host(cupy, result)
+            host = _cupy_to_host(cupy, result)
             t3 = time.perf_counter()
         return host, Timing(transfer_s=(t1 - t0) + (t3 - t2), compute_s=t2 - t1, transfer_in_s=t1 - t0)
 
     def describe(self) -> dict:
-        return {**super().describe(), "index": self.index, "gpu": self.gpu_name}
+        return {**super().describe(), "index": self.index, "gpu": self.gpu_name, "simulator": self.on_simulator}
 
 
-def _to_host(cupy, value):
+def _numba_to_host(cuda, value, stream):
+    if hasattr(value, "copy_to_host"):  # a device array (real or simulated)
+        return value.copy_to_host(stream=stream)
+    if isinstance(value, tuple):
+        return tuple(_numba_to_host(cuda, v, stream) for v in value)
+    if isinstance(value, list):
+        return [_numba_to_host(cuda, v, stream) for v in value]
+    return value
+
+
+def _cupy_to_host(cupy, value):
     if isinstance(value, cupy.ndarray):
         return cupy.asnumpy(value)
     if isinstance(value, tuple):
-        return tuple(_to_host(cupy, v) for v in value)
+        return tuple(_cupy_to_host(cupy, v) for v in value)
     if isinstance(value, list):
-        return [_to_host(cupy, v) for v in value]
+        return [_cupy_to_host(cupy, v) for v in value]
     return value

@@ -113,12 +113,13 @@ class Platform:
     @staticmethod
     def detect(cpu_threads: int | None = None) -> "Platform":
         """This machine: one CPUDevice over the host cores (minus one per GPU, which a host thread drives) and a
-        CUDADevice per GPU CuPy sees. Warns (UserWarning, one line) when the driver shows NVIDIA GPUs that are
-        left out because CuPy is missing."""
+        CUDADevice per CUDA device (every GPU numba-cuda or CuPy sees; the simulated one under
+        NUMBA_ENABLE_CUDASIM=1). Warns (UserWarning, one line) when the driver shows NVIDIA GPUs that are left out
+        because CuPy is missing."""
         gpus = cuda_device_count()
         if gpus == 0 and nvidia_gpus_present() and not cupy_available():
-            warnings.warn(f"--platform auto: {nvidia_gpus_present()} NVIDIA GPU(s) left out because CuPy is not "
-                          "installed (pip install cupy-cuda12x); only the CPU is used", stacklevel=2)
+            warnings.warn(f"--platform auto: {nvidia_gpus_present()} NVIDIA GPU(s) left out because neither "
+                          "numba-cuda nor CuPy can use them (pip install 'apportion[gpu]'); only the CPU is used", stacklevel=2)
         threads = cpu_threads or max(1, min(host_core_count(), thread_pool_size()) - gpus)
         devices: list[Device] = [CPUDevice(threads=threads, name="cpu")]
         devices += [CUDADevice(i) for i in range(gpus)]
@@ -172,13 +173,19 @@ class Platform:
 
 
 def resolve_platform(spec: str | Path | Platform | Sequence[Device]) -> Platform:
-    """A Platform from a Platform, a list of devices, "auto", a shipped name or a file path."""
+    """A Platform from a Platform, a list of devices, "auto", "cuda" (every CUDA device of this machine, the
+    CUDA simulator's included; UnavailableError when there is none), a shipped name or a file path."""
     if isinstance(spec, Platform):
         return spec
     if isinstance(spec, (list, tuple)):
         return Platform(list(spec))
     if str(spec) == "auto":
         return Platform.detect()
+    if str(spec) == "cuda":
+        devices = [CUDADevice(i) for i in range(cuda_device_count())]
+        if not devices:
+            CUDADevice(0)  # raises UnavailableError saying why there is none
+        return Platform(devices, name="cuda", description=f"this machine's {len(devices)} CUDA device(s)")
     return Platform.load(spec)
 
 

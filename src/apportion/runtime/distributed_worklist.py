@@ -171,7 +171,8 @@ def resolve_devices(devices) -> list[Device]:
             raise InputError(f"device {device.name} is simulated: the runtime needs real devices (CPU, throttled, "
                              "faulty)")
         if device.implementation != KIND_CPU:
-            raise InputError(f"device {device.name} runs GPU kernels, which the runtime's apps do not have yet")
+            raise InputError(f"device {device.name} is a CUDA device: the distributed worklist has no GPU worker "
+                             "kernels yet (whole-graph GPU kernels: apportion.apps.graph_kernels, docs/gpu.md)")
     return chosen
 
 

@@ -1,0 +1,175 @@
+"""Benchmark: every GPU path of apportion on a real GPU against its CPU path (and cuGraph when installed).
+
+Paths: the scheduler's workloads (PBF, text search: numba-cuda kernels; matmul: cuBLAS through CuPy), the heat
+step, and the whole-graph BFS, SSSP, CC and PageRank kernels (apps/graph_kernels.py) on generated graphs. Each
+path runs through `Device.run` on a CUDADevice and on a CPUDevice (the CPU kernels), warmed up first (Numba and
+numba-cuda compile on first use), best of `--repeats`; results are checked equal (PageRank: to 1e-9 in L1)
+before anything is reported. GPU "total" includes the host <-> device copies, "kernel" is launch + compute.
+cuGraph (`cugraph-cu12`), when importable, runs BFS, SSSP, PageRank and weakly connected components on the same
+graph (its own copy of the graph is built outside the timing). The table goes into docs/gpu.md between the
+`gpu` markers.
+
+Without a GPU (none, or only the CUDA simulator) it says so and exits 0, writing nothing: docs/gpu.md keeps
+saying "not yet measured on a GPU". `--quick` under NUMBA_ENABLE_CUDASIM=1 is a smoke run of this script on tiny
+inputs (prints only).
+
+    .venv/bin/python benchmarks/gpu.py              # on a machine with a GPU: writes docs/gpu.md
+    NUMBA_ENABLE_CUDASIM=1 .venv/bin/python benchmarks/gpu.py --quick   # smoke run on the simulator
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from _docs import write_generated_block
+
+REPO = Path(__file__).resolve().parents[1]
+DOC = REPO / "docs" / "gpu.md"
+
+FULL = {"graph_scale": 18, "pbf": 1 << 24, "text": 1 << 22, "heat": 2048, "matmul": 2048}
+QUICK = {"graph_scale": 5, "pbf": 512, "text": 256, "heat": 16, "matmul": 32}
+
+
+def best(device, kernels, args, repeats: int):
+    """(best wall seconds, best kernel seconds, result) of `repeats` runs after one untimed warm-up."""
+    device.warm_up(kernels, *args)
+    wall, kernel, result = float("inf"), float("inf"), None
+    for _ in range(repeats):
+        execution = device.run(kernels, *args)
+        wall = min(wall, execution.finished - execution.started)
+        kernel = min(kernel, execution.timing.compute_s + execution.timing.launch_s)
+        result = execution.result
+    return wall, kernel, result
+
+
+def same(a, b) -> bool:
+    if isinstance(a, tuple):
+        return all(same(x, y) for x, y in zip(a, b, strict=True))
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind == "f" and a.shape == b.shape:
+        finite = np.isfinite(b)
+        return bool(np.array_equal(np.isfinite(a), finite) and np.abs(a[finite] - b[finite]).sum() <= 1e-9)
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def cases(sizes: dict):
+    """(name, size label, kernels, args) of every GPU path."""
+    import apportion
+    from apportion.apps import graph_kernels as gk
+    from apportion.apps.heat import HEAT_KERNELS
+    from apportion.apps.pbf import PBF_KERNELS, FilterWorkload
+    from apportion.apps.sssp import arc_weights
+    from apportion.apps.textsearch import TEXTSEARCH_KERNELS, TextSearchWorkload
+    from apportion.graph.csr import Graph
+
+    rng = np.random.default_rng(0)
+    pbf = FilterWorkload(rng.random(sizes["pbf"], dtype=np.float32), 0.25, 0.75, 8)
+    yield "pbf", f"{sizes['pbf']:,} float32", PBF_KERNELS, pbf.payload(list(range(8)))
+    text = bytes(rng.choice(list(b"ACGT"), sizes["text"]).astype(np.uint8))
+    search = TextSearchWorkload(text, ["ACGTA", "TTAG", "GGGC", "CAT"], 8)
+    yield "textsearch", f"{sizes['text']:,} bytes, 4 patterns", TEXTSEARCH_KERNELS, search.payload(list(range(8)))
+    side = sizes["heat"]
+    yield "heat step", f"{side} x {side}", HEAT_KERNELS, (rng.random((side + 2, side + 2)), np.empty((side, side)),
+                                                          0.2)
+    base = apportion.generate("rmat", scale=sizes["graph_scale"], seed=0)
+    u, v, _ = base.edges()
+    graph = Graph.from_edges(u, v, rng.integers(1, 100, u.shape[0]), n=base.n)
+    label = f"rmat scale {sizes['graph_scale']}"
+    yield "bfs", label, gk.BFS_KERNELS, (graph.indptr, graph.indices, np.int64(0))
+    yield "sssp", label, gk.SSSP_KERNELS, (graph.indptr, graph.indices, arc_weights(graph), np.int64(0))
+    yield "cc", label, gk.CC_KERNELS, (graph.indptr, graph.indices)
+    yield "pagerank", label, gk.PAGERANK_KERNELS, (graph.indptr, graph.indices, 0.85, 1e-12)
+
+
+def cugraph_seconds(name: str, args, repeats: int) -> float | None:
+    """cuGraph's best time for the graph case `name`, or None (not installed, or not a graph case)."""
+    if name not in ("bfs", "sssp", "cc", "pagerank"):
+        return None
+    try:
+        import cudf
+        import cugraph
+    except Exception:
+        return None
+    indptr, indices = args[0], args[1]
+    sources = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
+    frame = cudf.DataFrame({"src": sources, "dst": indices})
+    if name == "sssp":
+        frame["weight"] = args[2]
+    graph = cugraph.Graph(directed=True)
+    graph.from_cudf_edgelist(frame, "src", "dst", edge_attr="weight" if name == "sssp" else None)
+    run = {"bfs": lambda: cugraph.bfs(graph, 0), "sssp": lambda: cugraph.sssp(graph, 0),
+           "cc": lambda: cugraph.weakly_connected_components(graph), "pagerank": lambda: cugraph.pagerank(graph)}[name]
+    run()
+    seconds = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        seconds = min(seconds, time.perf_counter() - start)
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny inputs (a smoke run; prints only)")
+    parser.add_argument("--threads", type=int, default=2, help="threads of the CPU device (default 2)")
+    parser.add_argument("--repeats", type=int, default=5, help="runs per path; the best is kept")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/gpu.md alone")
+    args = parser.parse_args()
+
+    from apportion.platform.cpu import CPUDevice
+    from apportion.platform.cuda import CUDADevice, cuda_device_count, cupy_available, simulator_enabled
+
+    simulated = simulator_enabled()
+    if cuda_device_count() == 0 or (simulated and not args.quick):
+        print("gpu benchmark: no GPU on this machine" + (" (only the CUDA simulator)" if simulated else "")
+              + "; nothing measured, docs/gpu.md still says 'not yet measured on a GPU'")
+        return 0
+    gpu = CUDADevice(0)
+    cpu = CPUDevice(args.threads, name="cpu")
+    rows = []
+    for name, size, kernels, kernel_args in cases(QUICK if args.quick else FULL):
+        cpu_s, _, want = best(cpu, kernels, kernel_args, args.repeats)
+        gpu_s, kernel_s, got = best(gpu, kernels, kernel_args, args.repeats)
+        if not same(got, want):
+            print(f"gpu benchmark: {name}: the GPU result differs from the CPU result", file=sys.stderr)
+            return 1
+        cugraph_s = None if simulated else cugraph_seconds(name, kernel_args, args.repeats)
+        rows.append((name, size, cpu_s, gpu_s, kernel_s, cugraph_s))
+    if cupy_available() and not simulated:
+        from apportion.apps.matmul import MATMUL_KERNELS
+
+        n = (QUICK if args.quick else FULL)["matmul"]
+        a, b = np.random.default_rng(1).random((n, n)), np.random.default_rng(2).random((n, n))
+        cpu_s, _, want = best(cpu, MATMUL_KERNELS, (a, b), args.repeats)
+        gpu_s, kernel_s, got = best(gpu, MATMUL_KERNELS, (a, b), args.repeats)
+        if not np.allclose(got, want):
+            print("gpu benchmark: matmul: the GPU result differs from the CPU result", file=sys.stderr)
+            return 1
+        rows.append(("matmul (cuBLAS)", f"{n} x {n} float64", cpu_s, gpu_s, kernel_s, None))
+
+    def fmt(seconds):
+        return "–" if seconds is None else f"{seconds * 1e3:.2f}"
+
+    lines = [f"Measured on {gpu.gpu_name} against {args.threads} CPU thread(s) ({platform.processor() or platform.machine()}), "
+             f"best of {args.repeats}, milliseconds; `benchmarks/gpu.py`.", "",
+             "| path | input | CPU | GPU total | GPU kernel | speed-up (total) | cuGraph |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for name, size, cpu_s, gpu_s, kernel_s, cugraph_s in rows:
+        lines.append(f"| {name} | {size} | {fmt(cpu_s)} | {fmt(gpu_s)} | {fmt(kernel_s)} | {cpu_s / gpu_s:.2f}× | "
+                     f"{fmt(cugraph_s)} |")
+    table = "\n".join(lines)
+    print(table)
+    if simulated:
+        print("(the CUDA simulator: these times say nothing about a GPU; nothing written)")
+    elif not (args.quick or args.no_write):
+        write_generated_block(DOC, "gpu", table, title="GPU paths")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
