@@ -27,6 +27,7 @@ from typing import Callable
 import numpy as np
 
 from apportion._atomic import atomic_output, atomic_path
+from apportion._registry import Registry
 from apportion.errors import InputError
 from apportion.perfmodel.clock import check_clock, timed_run
 from apportion.perfmodel.models import CommunicationSpeed
@@ -76,17 +77,15 @@ class BenchOptions:
         check_clock(self.clock)
 
 
-BENCH_PRESETS = {
+BENCH_PRESETS: Registry[BenchOptions] = Registry("bench preset", {
     "fast": BenchOptions(warmup_runs=1, samples=3, min_sample_s=0.005),
     "default": BenchOptions(),
     "strong": BenchOptions(warmup_runs=3, samples=9, min_sample_s=0.05),
-}
+})
 
 
 def bench_options(preset: str = "default", **overrides) -> BenchOptions:
     """The named preset with some fields replaced (None values are ignored)."""
-    if preset not in BENCH_PRESETS:
-        raise InputError(f"unknown bench preset {preset!r}; choose one of {', '.join(BENCH_PRESETS)}")
     base = asdict(BENCH_PRESETS[preset])
     base.update({k: v for k, v in overrides.items() if v is not None})
     return BenchOptions(**base)

@@ -91,6 +91,21 @@ def test_dominant_weight_option_changes_transform():
     assert sorted(set(psi.edge_weights.tolist())) == [1, 7]
 
 
+def test_psi_cut_counts_a_degree_two_vertex_once():
+    """A vertex of degree 2 has one auxiliary edge between its two clones (no second edge closing a cycle):
+    splitting those clones cuts 1 auxiliary edge, in the O(m) count and in the built transform alike."""
+    from apportion.partitioning.edge.spac import psi_cut, transformed_cut
+
+    path = Graph.from_edges([0, 1], [1, 2])  # clones: 0 | 1, 2 (vertex 1) | 3
+    psi = split_and_connect(path)
+    split = np.array([0, 0, 1, 1], dtype=np.int32)
+    assert psi_cut(path, split) == transformed_cut(psi, split, 1000) == (1, 0)
+    triangle = Graph.from_edges([0, 1, 2], [1, 2, 0])  # every vertex of degree 2: clones 2x, 2x+1
+    one_split = np.array([0, 1, 0, 0, 0, 0], dtype=np.int32)
+    assert psi_cut(triangle, one_split) == transformed_cut(split_and_connect(triangle), one_split, 1000)
+    assert psi_cut(triangle, one_split)[0] == 1
+
+
 @settings(max_examples=40, deadline=None)
 @given(graph=graphs(), cap=st.integers(1, 6), k=st.integers(2, 5), seed=st.integers(0, 3))
 def test_clone_runs_cut_equals_psi_cut(graph, cap, k, seed):
