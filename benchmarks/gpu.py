@@ -1,7 +1,8 @@
 """Benchmark: every GPU path of apportion on a real GPU against its CPU path (and cuGraph when installed).
 
 Paths: the scheduler's workloads (PBF, text search: numba-cuda kernels; matmul: cuBLAS through CuPy), the heat
-step, and the whole-graph BFS, SSSP, CC and PageRank kernels (apps/graph_kernels.py) on generated graphs. Each
+step, the Gaussian-elimination update, and the whole-graph BFS, SSSP, CC and PageRank kernels
+(apps/graph_kernels.py) on generated graphs. Each
 path runs through `Device.run` on a CUDADevice and on a CPUDevice (the CPU kernels), warmed up first (Numba and
 numba-cuda compile on first use), best of `--repeats`; results are checked equal (PageRank: to 1e-9 in L1)
 before anything is reported. GPU "total" includes the host <-> device copies, "kernel" is launch + compute.
@@ -61,6 +62,7 @@ def cases(sizes: dict):
     """(name, size label, kernels, args) of every GPU path."""
     import apportion
     from apportion.apps import graph_kernels as gk
+    from apportion.apps.gauss import GAUSS_KERNELS
     from apportion.apps.heat import HEAT_KERNELS
     from apportion.apps.pbf import PBF_KERNELS, FilterWorkload
     from apportion.apps.sssp import arc_weights
@@ -76,6 +78,10 @@ def cases(sizes: dict):
     side = sizes["heat"]
     yield "heat step", f"{side} x {side}", HEAT_KERNELS, (rng.random((side + 2, side + 2)), np.empty((side, side)),
                                                           0.2)
+    # one elimination update of the whole block (k = -1); zero multipliers leave the values as they were, so the
+    # repeated runs (in place on the CPU) compare equal while doing the full multiply-subtract work
+    yield "gauss update", f"{side} x {side}", GAUSS_KERNELS, (rng.standard_normal((side, side)), 0, 0, -1,
+                                                              np.zeros(side), rng.standard_normal(side))
     base = apportion.generate("rmat", scale=sizes["graph_scale"], seed=0)
     u, v, _ = base.edges()
     graph = Graph.from_edges(u, v, rng.integers(1, 100, u.shape[0]), n=base.n)

@@ -21,10 +21,13 @@ from apportion.apps.stencil_runtime import StencilTrace
 from apportion.apps.stencil_simulated import DEFAULT_RESIDENT_POINTS, stencil_devices
 from apportion.errors import InputError
 from apportion.partitioning.grid.balance import BalancedGrid, balance_grid
+from apportion.platform.cuda import CudaKernel
 from apportion.platform.device import KernelSet, Work
 from apportion.ui import track
 
-GAUSS_KERNELS = KernelSet(cpu=eliminate_block, name="eliminate_block")
+# a CUDA device runs the numba-cuda twin of eliminate_block (apps/_gauss_cuda.py)
+GAUSS_KERNELS = KernelSet(cpu=eliminate_block, gpu=CudaKernel("apportion.apps._gauss_cuda", "eliminate_block_cuda"),
+                          name="eliminate_block")
 #: one multiply-subtract per updated element and elimination step
 GAUSS_FLOPS_PER_POINT = 2.0
 
@@ -34,6 +37,9 @@ def _gauss_with_messages(block, row0, col0, k, multipliers, pivot_row, send, rec
     return eliminate_block(block, row0, col0, k, multipliers, pivot_row)
 
 
+GAUSS_BENCH_KERNELS = KernelSet(cpu=_gauss_with_messages,
+                                gpu=CudaKernel("apportion.apps._gauss_cuda", "gauss_with_messages_cuda"),
+                                name="gauss_bench")
 _BENCH_BLOCKS: dict = {}
 
 
@@ -52,7 +58,7 @@ def benchmark_case(w: int, c: int):
     block, multipliers, pivot_row = _BENCH_BLOCKS[w]
     args = (block, 0, 0, -1, multipliers, pivot_row, np.ones(max(c, 0)), np.empty(max(c, 0)))
     work = Work(flops=GAUSS_FLOPS_PER_POINT * w, bytes_in=8.0 * c, bytes_out=8.0 * c, workload="gauss")
-    return KernelSet(cpu=_gauss_with_messages, name="gauss_bench"), args, work
+    return GAUSS_BENCH_KERNELS, args, work
 
 
 @dataclass
@@ -132,7 +138,10 @@ def run_gauss(n: int, devices, *, model: str = "cpm", method: str = "nphp", tabl
             if simulated:
                 eliminate_block(blk, r0, c0, k, multipliers, pivot_row)
             else:
-                seconds += devices[i].run(GAUSS_KERNELS, blk, r0, c0, k, multipliers, pivot_row).timing.total_s
+                done = devices[i].run(GAUSS_KERNELS, blk, r0, c0, k, multipliers, pivot_row)
+                if done.result is not blk:  # a GPU updated its copy of the block: bring the values back
+                    blk[...] = done.result
+                seconds += done.timing.total_s
         return seconds
 
     pool = None if simulated else ThreadPoolExecutor(max_workers=p)

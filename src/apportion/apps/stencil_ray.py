@@ -185,7 +185,10 @@ class GaussWorker:
         communication = self.halo_s + time.perf_counter() - start
         compute = 0.0
         for r0, c0, data in self.blocks:
-            compute += self.device.run(kernels, data, r0, c0, k, multipliers, pivot_row).timing.total_s
+            done = self.device.run(kernels, data, r0, c0, k, multipliers, pivot_row)
+            if done.result is not data:  # a GPU updated its copy of the block
+                data[...] = done.result
+            compute += done.timing.total_s
         return compute, communication, pivot
 
     def warm_up(self, kernels):
