@@ -1,14 +1,14 @@
 """Benchmark: every GPU path of apportion on a real GPU against its CPU path (and cuGraph when installed).
 
 Paths: the scheduler's workloads (PBF, text search: numba-cuda kernels; matmul: cuBLAS through CuPy), the heat
-step, the Gaussian-elimination update, and the whole-graph BFS, SSSP, CC and PageRank kernels
-(apps/graph_kernels.py) on generated graphs. Each
-path runs through `Device.run` on a CUDADevice and on a CPUDevice (the CPU kernels), warmed up first (Numba and
-numba-cuda compile on first use), best of `--repeats`; results are checked equal (PageRank: to 1e-9 in L1)
-before anything is reported. GPU "total" includes the host <-> device copies, "kernel" is launch + compute.
-cuGraph (`cugraph-cu12`), when importable, runs BFS, SSSP, PageRank and weakly connected components on the same
-graph (its own copy of the graph is built outside the timing). The table goes into docs/gpu.md between the
-`gpu` markers.
+step, the Gaussian-elimination update, locality-aware SpMV and the whole-graph BFS, SSSP, CC and PageRank kernels
+(apps/graph_kernels.py) on generated graphs. Each path runs through `Device.run` on a CUDADevice and on a CPUDevice (the CPU kernels), warmed up first (Numba and
+numba-cuda compile on first use), best of `--repeats`; results are checked equal (floating-point results: to 1e-9
+in relative L1) before anything is reported. GPU "total" includes the host <-> device copies, "kernel" is launch + compute.
+Locality-aware SpMV (seed 001) runs one thread block per part of a SPAC edge partition against cuSPARSE's CSR SpMV
+(through CuPy) on the same matrix. cuGraph (`cugraph-cu12`), when importable, runs BFS, SSSP, PageRank and weakly
+connected components on the same graph (its own copy of the graph is built outside the timing). The table goes
+into docs/gpu.md between the `gpu` markers.
 
 Without a GPU (none, or only the CUDA simulator) it says so and exits 0, writing nothing: docs/gpu.md keeps
 saying "not yet measured on a GPU". `--quick` under NUMBA_ENABLE_CUDASIM=1 is a smoke run of this script on tiny
@@ -27,13 +27,15 @@ import time
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 from _docs import write_generated_block
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "gpu.md"
 
-FULL = {"graph_scale": 18, "pbf": 1 << 24, "text": 1 << 22, "heat": 2048, "matmul": 2048}
-QUICK = {"graph_scale": 5, "pbf": 512, "text": 256, "heat": 16, "matmul": 32}
+FULL = {"graph_scale": 18, "pbf": 1 << 24, "text": 1 << 22, "heat": 2048, "matmul": 2048, "spmv_scale": 16,
+        "spmv_parts": 512}
+QUICK = {"graph_scale": 5, "pbf": 512, "text": 256, "heat": 16, "matmul": 32, "spmv_scale": 5, "spmv_parts": 4}
 
 
 def best(device, kernels, args, repeats: int):
@@ -54,7 +56,8 @@ def same(a, b) -> bool:
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype.kind == "f" and a.shape == b.shape:
         finite = np.isfinite(b)
-        return bool(np.array_equal(np.isfinite(a), finite) and np.abs(a[finite] - b[finite]).sum() <= 1e-9)
+        return bool(np.array_equal(np.isfinite(a), finite) and np.abs(a[finite] - b[finite]).sum()
+                    <= 1e-9 * max(1.0, float(np.abs(b[finite]).sum())))
     return a.shape == b.shape and bool(np.array_equal(a, b))
 
 
@@ -65,6 +68,7 @@ def cases(sizes: dict):
     from apportion.apps.gauss import GAUSS_KERNELS
     from apportion.apps.heat import HEAT_KERNELS
     from apportion.apps.pbf import PBF_KERNELS, FilterWorkload
+    from apportion.apps.spmv import SPMV_KERNELS
     from apportion.apps.sssp import arc_weights
     from apportion.apps.textsearch import TEXTSEARCH_KERNELS, TextSearchWorkload
     from apportion.graph.csr import Graph
@@ -86,10 +90,54 @@ def cases(sizes: dict):
     u, v, _ = base.edges()
     graph = Graph.from_edges(u, v, rng.integers(1, 100, u.shape[0]), n=base.n)
     label = f"rmat scale {sizes['graph_scale']}"
+    # locality-aware SpMV (seed 001): the adjacency matrix of an R-MAT graph, nonzeros split by SPAC into parts, one
+    # thread block per part; the label gives the distinct loads against k consecutive chunks of the CSR order
+    matrix, plan, loads = spmv_case(sizes)
+    yield ("spmv (locality-aware)", f"rmat {sizes['spmv_scale']} adjacency, {sizes['spmv_parts']} parts, loads "
+           f"{loads[0]:,} vs {loads[1]:,} unpartitioned", SPMV_KERNELS, plan.kernel_args(rng.random(matrix.shape[1])))
     yield "bfs", label, gk.BFS_KERNELS, (graph.indptr, graph.indices, np.int64(0))
     yield "sssp", label, gk.SSSP_KERNELS, (graph.indptr, graph.indices, arc_weights(graph), np.int64(0))
     yield "cc", label, gk.CC_KERNELS, (graph.indptr, graph.indices)
     yield "pagerank", label, gk.PAGERANK_KERNELS, (graph.indptr, graph.indices, 0.85, 1e-12)
+
+
+def spmv_case(sizes: dict):
+    """(CSR matrix, SpmvPlan of its SPAC edge partition, (total loads, unpartitioned total loads))."""
+    import apportion
+    from apportion.apps.spmv import as_csr, bipartite_graph, build_plan
+
+    graph = apportion.generate("rmat", scale=sizes["spmv_scale"], seed=1)
+    u, v, _ = graph.edges()
+    n = graph.n
+    matrix = as_csr(sp.csr_array((np.ones(2 * u.shape[0]), (np.r_[u, v], np.r_[v, u])), shape=(n, n)))
+    k = sizes["spmv_parts"]
+    assignment = apportion.partition_edges(bipartite_graph(matrix), k, method="spac", seed=0).assignment
+    plan = build_plan(matrix, assignment, k)
+    plain = build_plan(matrix, (np.arange(matrix.nnz) * k // matrix.nnz).astype(np.int64), k)
+    return matrix, plan, (int(plan.loads_per_part.sum()), int(plain.loads_per_part.sum()))
+
+
+def cusparse_seconds(name: str, repeats: int, sizes: dict) -> float | None:
+    """cuSPARSE's CSR SpMV (through CuPy) on the SpMV case's matrix, or None (no CuPy, or another case)."""
+    if not name.startswith("spmv"):
+        return None
+    try:
+        import cupy
+        import cupyx.scipy.sparse as cusparse
+    except Exception:
+        return None
+    matrix, _, _ = spmv_case(sizes)
+    device_matrix = cusparse.csr_matrix(matrix)
+    x = cupy.asarray(np.random.default_rng(0).random(matrix.shape[1]))
+    device_matrix @ x
+    seconds = float("inf")
+    for _ in range(repeats):
+        cupy.cuda.Stream.null.synchronize()
+        start = time.perf_counter()
+        device_matrix @ x
+        cupy.cuda.Stream.null.synchronize()
+        seconds = min(seconds, time.perf_counter() - start)
+    return seconds
 
 
 def cugraph_seconds(name: str, args, repeats: int) -> float | None:
@@ -138,13 +186,15 @@ def main() -> int:
     gpu = CUDADevice(0)
     cpu = CPUDevice(args.threads, name="cpu")
     rows = []
-    for name, size, kernels, kernel_args in cases(QUICK if args.quick else FULL):
+    sizes = QUICK if args.quick else FULL
+    for name, size, kernels, kernel_args in cases(sizes):
         cpu_s, _, want = best(cpu, kernels, kernel_args, args.repeats)
         gpu_s, kernel_s, got = best(gpu, kernels, kernel_args, args.repeats)
         if not same(got, want):
             print(f"gpu benchmark: {name}: the GPU result differs from the CPU result", file=sys.stderr)
             return 1
-        cugraph_s = None if simulated else cugraph_seconds(name, kernel_args, args.repeats)
+        cugraph_s = None if simulated else (cugraph_seconds(name, kernel_args, args.repeats)
+                                            or cusparse_seconds(name, args.repeats, sizes))
         rows.append((name, size, cpu_s, gpu_s, kernel_s, cugraph_s))
     if cupy_available() and not simulated:
         from apportion.apps.matmul import MATMUL_KERNELS
@@ -163,7 +213,7 @@ def main() -> int:
 
     lines = [f"Measured on {gpu.gpu_name} against {args.threads} CPU thread(s) ({platform.processor() or platform.machine()}), "
              f"best of {args.repeats}, milliseconds; `benchmarks/gpu.py`.", "",
-             "| path | input | CPU | GPU total | GPU kernel | speed-up (total) | cuGraph |",
+             "| path | input | CPU | GPU total | GPU kernel | speed-up (total) | cuGraph / cuSPARSE |",
              "|---|---|---:|---:|---:|---:|---:|"]
     for name, size, cpu_s, gpu_s, kernel_s, cugraph_s in rows:
         lines.append(f"| {name} | {size} | {fmt(cpu_s)} | {fmt(gpu_s)} | {fmt(kernel_s)} | {cpu_s / gpu_s:.2f}× | "

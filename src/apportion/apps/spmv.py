@@ -22,6 +22,23 @@ from apportion.apps._spmv_kernels import partitioned_spmv_kernel
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.partitioning.edge.api import partition_edges
+from apportion.platform.cuda import CudaKernel
+from apportion.platform.device import KernelSet
+
+
+def _partitioned_spmv(part_ptr, local_row, local_col, values, x_ptr, x_ids, y_ptr, y_ids, x, row_ptr,
+                      row_partials):
+    """The CPU kernel with its buffers allocated: returns y (the signature of the GPU launcher)."""
+    y = np.empty(row_ptr.shape[0] - 1, dtype=np.float64)
+    partial = np.empty(y_ids.shape[0], dtype=np.float64)
+    partitioned_spmv_kernel(part_ptr, local_row, local_col, values, x_ptr, x_ids, y_ptr, y_ids, x, partial,
+                            row_ptr, row_partials, y)
+    return y
+
+
+# one parallel task per part: a CPU core (Numba prange) or a GPU thread block (apps/_spmv_cuda.py)
+SPMV_KERNELS = KernelSet(cpu=_partitioned_spmv, gpu=CudaKernel("apportion.apps._spmv_cuda", "partitioned_spmv_cuda"),
+                         name="partitioned_spmv")
 
 
 @dataclass(frozen=True)
@@ -46,13 +63,17 @@ class SpmvPlan:
         """Distinct x entries + distinct y entries each part loads."""
         return np.diff(self.x_ptr) + np.diff(self.y_ptr)
 
-    def multiply(self, x: np.ndarray) -> np.ndarray:
-        y = np.empty(self.rows, dtype=np.float64)
-        partial = np.empty(self.y_ids.shape[0], dtype=np.float64)
-        partitioned_spmv_kernel(self.part_ptr, self.local_row, self.local_col, self.values, self.x_ptr,
-                                self.x_ids, self.y_ptr, self.y_ids, np.ascontiguousarray(x, dtype=np.float64),
-                                partial, self.row_ptr, self.row_partials, y)
-        return y
+    def kernel_args(self, x: np.ndarray) -> tuple:
+        """The arguments of `SPMV_KERNELS` for input vector x (for `Device.run`)."""
+        return (self.part_ptr, self.local_row, self.local_col, self.values, self.x_ptr, self.x_ids, self.y_ptr,
+                self.y_ids, np.ascontiguousarray(x, dtype=np.float64), self.row_ptr, self.row_partials)
+
+    def multiply(self, x: np.ndarray, device=None) -> np.ndarray:
+        """y = A·x on the calling thread (the CPU kernel), or on `device` (a CUDA device runs one thread block
+        per part)."""
+        if device is None:
+            return _partitioned_spmv(*self.kernel_args(x))
+        return device.run(SPMV_KERNELS, *self.kernel_args(x)).result
 
 
 def _group(part: np.ndarray, ids: np.ndarray, k: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
