@@ -47,6 +47,7 @@ class Mutant:
     tests: tuple[str, ...]  # pytest paths (below tests/) that own this code
     bug: str           # what the planted bug does, in words
     equivalent: str = ""  # why the change cannot be observed, if it cannot
+    simulator: bool = False  # a GPU kernel: its tests run under numba-cuda's CUDA simulator
 
 
 @dataclass
@@ -65,7 +66,7 @@ def load_mutants(path: Path = LIST) -> list[Mutant]:
         tests = entry.get("tests", [])
         mutant = Mutant(id=entry["id"], file=entry["file"], find=entry["find"], replace=entry["replace"],
                         tests=tuple([tests] if isinstance(tests, str) else tests), bug=entry["bug"],
-                        equivalent=entry.get("equivalent", ""))
+                        equivalent=entry.get("equivalent", ""), simulator=bool(entry.get("simulator", False)))
         if mutant.id in seen:
             raise SystemExit(f"mutants.toml: id {mutant.id!r} appears twice")
         seen.add(mutant.id)
@@ -106,6 +107,8 @@ def run_mutant(mutant: Mutant, timeout: float) -> Outcome:
         source.write_text(source.read_text().replace(mutant.find, mutant.replace, 1))
         env = dict(os.environ, PYTHONPATH=str(root / "src"), PYTHONDONTWRITEBYTECODE="1")
         env.pop("APPORTION_DEBUG", None)
+        if mutant.simulator:
+            env["NUMBA_ENABLE_CUDASIM"] = "1"
         command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--timeout", str(int(timeout)),
                    *[str(Path("tests") / t) for t in mutant.tests]]
         try:

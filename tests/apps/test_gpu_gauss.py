@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from apportion.apps._gauss_kernels import eliminate_block
@@ -17,6 +17,8 @@ pytestmark = pytest.mark.gpu
 
 
 @settings(max_examples=6, deadline=None)
+@example(h=6, w=7, row0=0, col0=0, k=2, seed=1)  # column k inside the block, rows below it: multipliers stored
+@example(h=5, w=5, row0=4, col0=3, k=5, seed=2)
 @given(h=st.integers(1, 20), w=st.integers(1, 20), row0=st.integers(0, 10), col0=st.integers(0, 10),
        k=st.integers(-1, 25), seed=st.integers(0, 99))
 def test_gpu_elimination_update_equals_cpu_kernel(h, w, row0, col0, k, seed):

@@ -72,33 +72,11 @@ def test_graph_kernel_sets_run_on_a_cpu_device():
 
 
 @pytest.mark.gpu
-def test_distributed_worklist_refuses_cuda_devices_in_one_line():
-    from apportion.apps.bfs import bfs
+def test_distributed_worklist_refuses_cuda_devices_for_programs_without_a_gpu_worker():
+    from apportion.apps.pagerank import pagerank
     from apportion.errors import InputError
     from apportion.graph.csr import Graph
 
     graph = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=3)
-    with pytest.raises(InputError, match="CUDA device.*no GPU worker kernels"):
-        bfs(graph, 0, devices="cuda")
-
-
-@pytest.mark.gpu
-def test_gpu_cc_and_sssp_carry_values_over_many_rounds():
-    # the path 0 - (n-1) - (n-2) - ... - 1: the least label and the distances from 0 walk against the thread
-    # order, so a vertex is lowered in several rounds and must re-enter the frontier each time
-    from apportion.graph.csr import Graph
-
-    n = 40
-    order = np.array([0] + list(range(n - 1, 0, -1)))
-    graph = Graph.from_edges(order[:-1], order[1:], np.arange(1, n), n=n)
-    device = CUDADevice(0)
-    np.testing.assert_array_equal(cc_labels_on(device, graph)[0], cc_reference(graph))
-    # SSSP: x = k + 1 is reached first over a heavy arc, later by a cheap path of k hops; its neighbour y must
-    # hear of the second, lower distance
-    k = 6
-    src = np.array([0] + list(range(k)) + [k + 1])
-    dst = np.array([k + 1] + list(range(1, k + 1)) + [k + 2])
-    dst[k] = k + 1
-    weights = np.array([1000] + [1] * k + [1])
-    graph = Graph.from_edges(src, dst, weights, n=k + 3)
-    np.testing.assert_array_equal(sssp_distances_on(device, graph, 0)[0], sssp_reference(graph, 0))
+    with pytest.raises(InputError, match="CUDA device.*pagerank has no GPU worker kernels"):
+        pagerank(graph, devices="cuda")

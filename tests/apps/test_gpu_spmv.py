@@ -31,9 +31,13 @@ def test_gpu_partitioned_spmv_equals_cpu_kernel_and_scipy(rows, cols, density, k
 
 
 def test_gpu_spmv_part_larger_than_shared_memory_falls_back_to_global_atomics():
-    cols = SHARED_ENTRIES + 50  # one part, one row, more distinct x entries than the shared buffer holds
+    # one part, two rows, more distinct x entries than the shared buffer holds; only the odd columns are used,
+    # so a column's place in the part's list differs from its global number
+    cols = 2 * (SHARED_ENTRIES + 50)
     rng = np.random.default_rng(1)
-    matrix = sp.csr_array(rng.random((2, cols)))
+    dense = rng.random((2, cols))
+    dense[:, 0::2] = 0.0
+    matrix = sp.csr_array(dense)
     plan = build_plan(matrix, np.zeros(matrix.nnz, dtype=np.int64), 1)
     assert plan.loads_per_part[0] > SHARED_ENTRIES
     x = rng.random(cols)

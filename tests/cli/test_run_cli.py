@@ -167,3 +167,16 @@ def test_ray_transport_gives_the_same_values(local_ray, graph_file, tmp_path, ca
     assert code == 0, err
     assert json.loads(out)["transport"] == "ray"
     np.testing.assert_array_equal(np.loadtxt(output), sssp_reference(read_graph(graph_file), 2))
+
+
+@pytest.mark.gpu
+def test_sssp_on_the_cuda_platform_and_pagerank_refused_there(graph_file, tmp_path, capsys):
+    output = tmp_path / "values.txt"
+    code, out, err = _run(capsys, "run", "sssp", graph_file, "--source", "0", "--platform", "cuda", "-o", output,
+                          "--json")
+    assert code == 0, err
+    assert json.loads(out)["devices"] == ["cuda0"]
+    np.testing.assert_array_equal(np.loadtxt(output), sssp_reference(read_graph(graph_file), 0))
+    code, out, err = _run(capsys, "run", "pagerank", graph_file, "--platform", "cuda", "-o", tmp_path / "pr.txt")
+    assert code == 2 and "pagerank has no GPU worker kernels" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "pr.txt").exists()

@@ -18,6 +18,7 @@ import numpy as np
 from apportion.apps._bfs_kernels import bfs_levels_serial, bfs_step
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
+from apportion.platform.cuda import CudaKernel
 from apportion.runtime.distributed_worklist import (DEFAULT_BATCH, DistributedWorklist, RunResult, WorklistProgram,
                                                     check_source, resolve_devices)
 from apportion.runtime.placement import resolve_placement
@@ -66,7 +67,8 @@ def bfs(graph: Graph, source: int, *, devices=2, transport: str = "threads", rou
     device_list = resolve_devices(devices)
     chosen = resolve_placement(placement, graph, device_list, seed)
     program = WorklistProgram("bfs", bfs_step, weights=np.empty(0, dtype=np.int64), initial_value=UNREACHED,
-                              dtype=np.dtype(np.int64), priority=True)
+                              dtype=np.dtype(np.int64), priority=True,
+                              gpu_worker=CudaKernel("apportion.apps._worklist_cuda", "bfs_worklist"))
     run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)
     result = run.run(np.array([source]), np.array([0]), transport=transport, cluster=cluster)
     result.values[result.values == UNREACHED] = -1

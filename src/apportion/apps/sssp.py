@@ -19,6 +19,7 @@ from scipy.sparse.csgraph import dijkstra
 from apportion.apps._sssp_kernels import sssp_step
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
+from apportion.platform.cuda import CudaKernel
 from apportion.runtime.distributed_worklist import (DEFAULT_BATCH, DistributedWorklist, RunResult, WorklistProgram,
                                                     check_source, resolve_devices)
 from apportion.runtime.placement import resolve_placement
@@ -74,7 +75,7 @@ def sssp(graph: Graph, source: int, *, devices=2, transport: str = "threads", ro
     device_list = resolve_devices(devices)
     chosen = resolve_placement(placement, graph, device_list, seed)
     program = WorklistProgram("sssp", sssp_step, weights=arcs, initial_value=np.inf, dtype=np.dtype(np.float64),
-                              priority=True)
+                              priority=True, gpu_worker=CudaKernel("apportion.apps._worklist_cuda", "sssp_worklist"))
     run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)
     return run.run(np.array([source]), np.array([0.0]), transport=transport, cluster=cluster)
 

@@ -15,7 +15,11 @@ a thread boundary, never a single item) and the compiled kernel that does the wo
   defer it (the kernels read the value directly: no per-item call);
 - `kernel`: one batch of work with the signature of `apps/_bfs_kernels.bfs_step` (documented there);
 - `make_extra(n)`: per-device state beyond the values (PageRank's ranks), passed to the kernel last;
-  `output(state)` the array whose owned entries are the result (default: the values).
+  `output(state)` the array whose owned entries are the result (default: the values);
+- `gpu_worker`: how a CUDA device runs the program, or None (CUDA devices refused): a factory
+  `(device, indptr, indices, weights, owner, me, values) -> state` whose `step(in_v, in_d, budget, counts)` does
+  one batch with the graph, the values and the worklist resident on the GPU and `download()` brings the values
+  back (apps/_worklist_cuda.py: BFS and SSSP). Threads transport only.
 
 Every device holds a copy of every vertex's value (the paper's layout); owners hold the true values, the others
 halo copies. `DistributedWorklist.run()` starts a transport (transports/threads.py) and gathers the owners'
@@ -74,6 +78,7 @@ class WorklistProgram:
     make_extra: Callable = lambda n: np.empty(0, dtype=np.float64)
     output: Callable = lambda state: state.values
     recovery: str = "monotone"  # or "restart" (module docstring, "Failures")
+    gpu_worker: Callable | None = None  # a CudaKernel naming the GPU worker factory (module docstring)
 
     @staticmethod
     def pack(vertices: np.ndarray, values: np.ndarray) -> tuple:
@@ -151,7 +156,8 @@ class RunResult:
 
 def resolve_devices(devices) -> list[Device]:
     """Devices for a run: a count (that many one-thread CPU devices), a list of devices, or a platform (a name or
-    file). Simulated devices (they have no real time) and GPU devices (no GPU kernels yet) are refused."""
+    file). Simulated devices (they have no real time) are refused; whether a CUDA device can run the program is
+    checked by `DistributedWorklist` (the program's `gpu_worker`)."""
     if isinstance(devices, bool):
         raise InputError(f"devices must be a count, a list of devices or a platform, got {devices!r}")
     if isinstance(devices, (int, np.integer)):
@@ -170,9 +176,6 @@ def resolve_devices(devices) -> list[Device]:
         if device.is_simulated:
             raise InputError(f"device {device.name} is simulated: the runtime needs real devices (CPU, throttled, "
                              "faulty)")
-        if device.implementation != KIND_CPU:
-            raise InputError(f"device {device.name} is a CUDA device: the distributed worklist has no GPU worker "
-                             "kernels yet (whole-graph GPU kernels: apportion.apps.graph_kernels, docs/gpu.md)")
     return chosen
 
 
@@ -196,6 +199,10 @@ class DistributedWorklist:
         self.devices = devices
         self.k = len(devices)
         self.placement = placement.check(graph, self.k)
+        for device in devices:
+            if device.implementation != KIND_CPU and program.gpu_worker is None:
+                raise InputError(f"device {device.name} is a CUDA device: {program.name} has no GPU worker kernels "
+                                 "yet (BFS and SSSP have; whole-graph GPU kernels: apportion.apps.graph_kernels)")
         self.owner = np.ascontiguousarray(placement.owner, dtype=np.int32)
         if isinstance(routing, str) and routing not in WORKLIST_ROUTINGS:
             raise InputError(f"unknown routing {routing!r} for a distributed worklist; choose one of "
@@ -236,6 +243,8 @@ class DistributedWorklist:
         on on the survivors (see `_recover`); when every device died, or on Ray, the DeviceFailure is raised."""
         if transport not in TRANSPORTS:
             raise InputError(f"unknown transport {transport!r}; choose one of {', '.join(TRANSPORTS)}")
+        if transport == "ray" and any(d.implementation != KIND_CPU for d in self.devices):
+            raise InputError("CUDA devices run worklist programs on the threads transport only, not on Ray")
         seeds = np.asarray(seeds, dtype=np.int64)
         seed_values = np.asarray(seed_values, dtype=self.program.dtype)
         started = time.perf_counter()

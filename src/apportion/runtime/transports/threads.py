@@ -24,7 +24,7 @@ from collections import deque
 
 import numpy as np
 
-from apportion.platform.device import DeviceFailure
+from apportion.platform.device import KIND_CPU, DeviceFailure
 from apportion.runtime.worklist import wl_min_deferred
 
 #: sends a worker may have in flight before it only drains its inbox (the bound on its outgoing queue)
@@ -115,6 +115,21 @@ def _receiver(run, state) -> None:
 
 
 def _worker(run, state) -> None:
+    """The worker of a CPU device, or of a CUDA device with the program's state resident on the GPU
+    (`WorklistProgram.gpu_worker`): its values come back to `state.values` when it stops."""
+    if state.device.implementation == KIND_CPU:
+        _work(run, state, None)
+        return
+    graph = run.graph
+    resident = run.program.gpu_worker(state.device, graph.indptr, graph.indices, run.program.weights, run.owner,
+                                      state.index, state.values)
+    try:
+        _work(run, state, resident)
+    finally:
+        resident.download()
+
+
+def _work(run, state, resident) -> None:
     me = state.index
     program = run.program
     graph = run.graph
@@ -159,10 +174,15 @@ def _worker(run, state) -> None:
         if promote:
             seen_threshold = threshold
         budget = 0 if window_full else run.batch
-        execution = state.device.run(program.kernel, graph.indptr, graph.indices, program.weights, run.owner, me,
-                                     state.values, flags, queue, qstate, deferred, dstate, in_v, in_d,
-                                     float(threshold), budget, promote, state.out_v, state.out_d, state.out_dest,
-                                     counts, state.extra)
+        if resident is None:
+            execution = state.device.run(program.kernel, graph.indptr, graph.indices, program.weights, run.owner,
+                                         me, state.values, flags, queue, qstate, deferred, dstate, in_v, in_d,
+                                         float(threshold), budget, promote, state.out_v, state.out_d,
+                                         state.out_dest, counts, state.extra)
+            started, finished = execution.started, execution.finished
+        else:  # a GPU processes its whole queue and defers nothing (apps/_worklist_cuda.py)
+            state.out_v, state.out_d, state.out_dest, started, finished = resident.step(in_v, in_d, budget, counts)
+            qstate[2] = resident.queued
         for batch in batches:
             run.router.release(me, batch[2])
         processed, pushed, consumed_in, n_out, edges = (int(c) for c in counts[:5])
@@ -171,7 +191,7 @@ def _worker(run, state) -> None:
         state.batches += 1
         # count before send, never after (termination.py)
         run.counter.add(pushed + n_out, processed + consumed_in)
-        trace.add(tid, 0, "compute", execution.started - run.t0, execution.finished - run.t0, chunks=processed)
+        trace.add(tid, 0, "compute", started - run.t0, finished - run.t0, chunks=processed)
         if n_out:
             send_start = time.perf_counter()
             _split_send(run, me, state, n_out, splits, outstanding)

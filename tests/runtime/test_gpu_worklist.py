@@ -1,0 +1,53 @@
+"""BFS and SSSP on the distributed worklist with CUDA devices (the graph, values and worklist resident on the GPU,
+apps/_worklist_cuda.py) beside CPU devices, under `NUMBA_ENABLE_CUDASIM=1`: the same values as the references,
+on both routings, and the termination count balanced."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import apportion
+from apportion.apps.bfs import bfs, bfs_reference
+from apportion.apps.sssp import sssp, sssp_reference
+from apportion.errors import InputError
+from apportion.graph.csr import Graph
+from apportion.platform.cpu import CPUDevice
+from apportion.platform.cuda import CUDADevice
+
+pytestmark = pytest.mark.gpu
+
+
+def _weighted(graph: Graph, seed: int) -> Graph:
+    u, v, _ = graph.edges()
+    return Graph.from_edges(u, v, np.random.default_rng(seed).integers(1, 20, u.shape[0]), n=graph.n)
+
+
+@settings(max_examples=5, deadline=None)
+@given(n=st.integers(2, 40), degree=st.floats(1.0, 4.0), seed=st.integers(0, 99),
+       routing=st.sampled_from(["ring", "direct"]))
+def test_bfs_and_sssp_with_a_cpu_and_a_cuda_device_equal_the_references(n, degree, seed, routing):
+    graph = _weighted(apportion.generate("er", n=n, avg_degree=degree, seed=seed), seed)
+    devices = [CPUDevice(1, name="cpu"), CUDADevice(0)]
+    levels = bfs(graph, 0, devices=devices, routing=routing, placement="random", seed=seed)
+    np.testing.assert_array_equal(levels.values, bfs_reference(graph, 0))
+    if np.any((levels.placement.owner == 1) & (levels.values >= 0)):  # the GPU owns a reached vertex: it worked
+        assert levels.per_device[1] > 0
+    distances = sssp(graph, 0, devices=devices, routing=routing, placement="random", seed=seed)
+    np.testing.assert_array_equal(distances.values, sssp_reference(graph, 0))
+
+
+def test_a_cuda_device_alone_does_the_whole_run_and_counts_its_work():
+    graph = _weighted(apportion.generate("grid2d", rows=6, cols=7), 3)
+    result = sssp(graph, 5, devices=[CUDADevice(0)])
+    np.testing.assert_array_equal(result.values, sssp_reference(graph, 5))
+    assert result.devices == ["cuda0"] and result.work_items >= graph.n and result.edges_relaxed >= 2 * graph.m
+    assert any(interval.kind == "compute" for interval in result.trace.intervals)
+
+
+def test_cuda_devices_on_ray_are_refused_in_one_line():
+    graph = apportion.generate("grid2d", rows=3, cols=3)
+    with pytest.raises(InputError, match="threads transport only"):
+        bfs(graph, 0, devices=[CUDADevice(0)], transport="ray")
