@@ -1,4 +1,4 @@
-"""BFS and SSSP on the distributed worklist with CUDA devices (the graph, values and worklist resident on the GPU,
+"""BFS, SSSP and worklist CC on the distributed worklist with CUDA devices (the graph, values and worklist resident on the GPU,
 apps/_worklist_cuda.py) beside CPU devices, under `NUMBA_ENABLE_CUDASIM=1`: the same values as the references,
 on both routings, and the termination count balanced."""
 
@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import apportion
 from apportion.apps.bfs import bfs, bfs_reference
+from apportion.apps.cc import cc_reference, connected_components
 from apportion.apps.sssp import sssp, sssp_reference
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
@@ -28,7 +29,7 @@ def _weighted(graph: Graph, seed: int) -> Graph:
 @settings(max_examples=5, deadline=None)
 @given(n=st.integers(2, 40), degree=st.floats(1.0, 4.0), seed=st.integers(0, 99),
        routing=st.sampled_from(["ring", "direct"]))
-def test_bfs_and_sssp_with_a_cpu_and_a_cuda_device_equal_the_references(n, degree, seed, routing):
+def test_bfs_sssp_and_cc_with_a_cpu_and_a_cuda_device_equal_the_references(n, degree, seed, routing):
     graph = _weighted(apportion.generate("er", n=n, avg_degree=degree, seed=seed), seed)
     devices = [CPUDevice(1, name="cpu"), CUDADevice(0)]
     levels = bfs(graph, 0, devices=devices, routing=routing, placement="random", seed=seed)
@@ -37,6 +38,9 @@ def test_bfs_and_sssp_with_a_cpu_and_a_cuda_device_equal_the_references(n, degre
         assert levels.per_device[1] > 0
     distances = sssp(graph, 0, devices=devices, routing=routing, placement="random", seed=seed)
     np.testing.assert_array_equal(distances.values, sssp_reference(graph, 0))
+    labels = connected_components(graph, devices=devices, method="worklist", routing=routing, placement="random",
+                                  seed=seed)
+    np.testing.assert_array_equal(labels.values, cc_reference(graph))
 
 
 def test_a_cuda_device_alone_does_the_whole_run_and_counts_its_work():
@@ -51,3 +55,9 @@ def test_cuda_devices_on_ray_are_refused_in_one_line():
     graph = apportion.generate("grid2d", rows=3, cols=3)
     with pytest.raises(InputError, match="threads transport only"):
         bfs(graph, 0, devices=[CUDADevice(0)], transport="ray")
+
+
+def test_topology_cc_on_a_cuda_device_points_to_the_worklist_method():
+    graph = apportion.generate("grid2d", rows=3, cols=3)
+    with pytest.raises(InputError, match="method='worklist'"):
+        connected_components(graph, devices=[CUDADevice(0)])

@@ -1,5 +1,5 @@
-"""A device's part of a distributed-worklist run kept on a CUDA device: the GPU worker of BFS and SSSP
-(seed 003 §4.3, §4.5; issue 17).
+"""A device's part of a distributed-worklist run kept on a CUDA device: the GPU worker of BFS, SSSP and
+worklist CC (seed 003 §4.3, §4.5; issue 17).
 
 The graph, the owner map, the device's vertex values (its own and its halo copies) and its worklist live on the
 GPU for the whole run; only the items of a batch cross the bus. The worklist is a device-side circular buffer of
@@ -10,7 +10,8 @@ tail are ever-growing counters taken modulo n. One batch (`DeviceWorklist.step`)
    and the vertex queued when it was lowered;
 2. the queued vertices (all of them: a GPU wants the whole frontier) are copied out of the circular buffer
    into a frontier array, their flags cleared, then relaxed, one thread per vertex: for every edge the
-   neighbour's value is lowered with `atomic.min` to value + weight (value + 1 for BFS levels); a lowered
+   neighbour's value is lowered with `atomic.min` to value + weight (SSSP), value + 1 (BFS levels) or the value
+   itself (CC labels); a lowered
    neighbour this device owns is queued, any other is written to the out buffers (the item for its owner) after
    its halo copy was lowered — the halo copy filter of §4.5;
 3. the counters (items pushed, items out, edges) and the new tail are copied back, then the out items.
@@ -36,6 +37,8 @@ from numba import cuda
 BLOCK = 128
 # counters on the device
 PUSHED, OUT, EDGES = 0, 1, 2
+# what crossing an edge does to a value
+LEVELS, DISTANCES, LABELS = 0, 1, 2
 
 
 @cuda.jit(device=True)
@@ -67,7 +70,7 @@ def _take_frontier(queue, head, count, flags, frontier):
 
 
 @cuda.jit(cache=False)
-def _relax(frontier, count, indptr, indices, weights, unit, owner, me, values, flags, queue, tail, out_v, out_d,
+def _relax(frontier, count, indptr, indices, weights, mode, owner, me, values, flags, queue, tail, out_v, out_d,
            out_dest, counters):
     i = cuda.grid(1)
     if i < count:
@@ -77,10 +80,12 @@ def _relax(frontier, count, indptr, indices, weights, unit, owner, me, values, f
         end = indptr[v + 1]
         for e in range(begin, end):
             u = indices[e]
-            if unit:
+            if mode == LEVELS:
                 candidate = base + 1
-            else:
+            elif mode == DISTANCES:
                 candidate = base + weights[e]
+            else:
+                candidate = base
             if candidate < cuda.atomic.min(values, u, candidate):
                 if owner[u] == me:
                     _push(u, flags, queue, tail, counters)
@@ -97,15 +102,16 @@ def _blocks(count: int) -> int:
 
 
 class DeviceWorklist:
-    """One device's values and worklist on a CUDA device for a BFS (`unit=True`: value + 1) or SSSP run.
+    """One device's values and worklist on a CUDA device for a BFS (`mode` LEVELS), SSSP (DISTANCES) or CC
+    (LABELS) run.
 
     `device` is a `CUDADevice`; `values` the host array of the device's values (its initial state; `download`
     writes the final state back into it)."""
 
-    def __init__(self, device, indptr, indices, weights, owner, me: int, values: np.ndarray, unit: bool):
+    def __init__(self, device, indptr, indices, weights, owner, me: int, values: np.ndarray, mode: int):
         self.device = device
         self.me = int(me)
-        self.unit = bool(unit)
+        self.mode = int(mode)
         self.n = values.shape[0]
         self.host_values = values
         with cuda.gpus[device.index]:
@@ -150,7 +156,7 @@ class DeviceWorklist:
                 _take_frontier[_blocks(count), BLOCK, s](self.queue, self.head, count, self.flags, self.frontier)
                 self.head += count
                 _relax[_blocks(count), BLOCK, s](self.frontier, count, self.indptr, self.indices, self.weights,
-                                                 self.unit, self.owner, self.me, self.values, self.flags,
+                                                 self.mode, self.owner, self.me, self.values, self.flags,
                                                  self.queue, self.tail, self.out_v, self.out_d, self.out_dest,
                                                  self.counters)
             counters = self.counters.copy_to_host(stream=s)
@@ -177,9 +183,14 @@ class DeviceWorklist:
 
 def bfs_worklist(device, indptr, indices, weights, owner, me, values) -> DeviceWorklist:
     """The GPU worker state of a BFS run (levels: value + 1 per edge; `weights` unused)."""
-    return DeviceWorklist(device, indptr, indices, weights[:0], owner, me, values, unit=True)
+    return DeviceWorklist(device, indptr, indices, weights[:0], owner, me, values, LEVELS)
 
 
 def sssp_worklist(device, indptr, indices, weights, owner, me, values) -> DeviceWorklist:
     """The GPU worker state of an SSSP run (distances: value + the arc's weight)."""
-    return DeviceWorklist(device, indptr, indices, weights, owner, me, values, unit=False)
+    return DeviceWorklist(device, indptr, indices, weights, owner, me, values, DISTANCES)
+
+
+def cc_worklist(device, indptr, indices, weights, owner, me, values) -> DeviceWorklist:
+    """The GPU worker state of a worklist CC run (labels: the least vertex id reaching a vertex)."""
+    return DeviceWorklist(device, indptr, indices, weights[:0], owner, me, values, LABELS)

@@ -26,6 +26,8 @@ from scipy.sparse.csgraph import connected_components as scipy_components
 from apportion.apps._cc_kernels import cc_step, forest_labels, hook_segment, merge_forest
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
+from apportion.platform.cuda import CudaKernel
+from apportion.platform.device import KIND_CPU
 from apportion.runtime.distributed_worklist import (DEFAULT_BATCH, DistributedWorklist, RunResult, WorklistProgram,
                                                     resolve_devices)
 from apportion.runtime.placement import resolve_placement
@@ -74,7 +76,8 @@ def connected_components(graph: Graph, *, devices=2, method: str = "topology", t
         return _topology(graph, device_list, int(segment))
     chosen = resolve_placement(placement, graph, device_list, seed)
     program = WorklistProgram("cc", cc_step, weights=np.empty(0, dtype=np.int64), initial_value=UNLABELLED,
-                              dtype=np.dtype(np.int64), priority=True)
+                              dtype=np.dtype(np.int64), priority=True,
+                              gpu_worker=CudaKernel("apportion.apps._worklist_cuda", "cc_worklist"))
     run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)
     everyone = np.arange(graph.n, dtype=np.int64)
     return run.run(everyone, everyone.copy(), transport=transport, cluster=cluster)
@@ -84,6 +87,10 @@ def _topology(graph: Graph, devices: list, segment: int) -> RunResult:
     """Topology-driven CC: edge segments to the first free device, union-find forests merged on the host."""
     if segment < 1:
         raise InputError(f"segment must be >= 1 edges, got {segment}")
+    gpus = [device.name for device in devices if device.implementation != KIND_CPU]
+    if gpus:
+        raise InputError(f"topology-driven CC has no GPU kernels yet ({', '.join(gpus)}); the worklist method "
+                         "(method='worklist', --method worklist) runs CC on CUDA devices")
     started = time.perf_counter()
     n = graph.n
     sources = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.indptr))
