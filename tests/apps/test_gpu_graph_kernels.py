@@ -73,10 +73,15 @@ def test_graph_kernel_sets_run_on_a_cpu_device():
 
 @pytest.mark.gpu
 def test_distributed_worklist_refuses_cuda_devices_for_programs_without_a_gpu_worker():
-    from apportion.apps.pagerank import pagerank
+    from apportion.apps._bfs_kernels import bfs_step
     from apportion.errors import InputError
     from apportion.graph.csr import Graph
+    from apportion.platform.cuda import CUDADevice
+    from apportion.runtime.distributed_worklist import DistributedWorklist, WorklistProgram
+    from apportion.runtime.placement import place
 
     graph = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=3)
-    with pytest.raises(InputError, match="CUDA device.*pagerank has no GPU worker kernels"):
-        pagerank(graph, devices="cuda")
+    program = WorklistProgram("levels", bfs_step, weights=np.empty(0, dtype=np.int64), initial_value=1 << 40,
+                              dtype=np.dtype(np.int64))
+    with pytest.raises(InputError, match="cuda0 is a CUDA device: levels has no GPU worker kernels"):
+        DistributedWorklist(graph, program, [CUDADevice(0)], place(graph, 1, method="ranges"))

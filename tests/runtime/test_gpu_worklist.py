@@ -1,4 +1,4 @@
-"""BFS, SSSP and worklist CC on the distributed worklist with CUDA devices (the graph, values and worklist resident on the GPU,
+"""BFS, SSSP, worklist CC and PageRank on the distributed worklist with CUDA devices (the graph, values and worklist resident on the GPU,
 apps/_worklist_cuda.py) beside CPU devices, under `NUMBA_ENABLE_CUDASIM=1`: the same values as the references,
 on both routings, and the termination count balanced."""
 
@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import apportion
 from apportion.apps.bfs import bfs, bfs_reference
 from apportion.apps.cc import cc_reference, connected_components
+from apportion.apps.pagerank import pagerank, pagerank_reference
 from apportion.apps.sssp import sssp, sssp_reference
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
@@ -61,3 +62,16 @@ def test_topology_cc_on_a_cuda_device_points_to_the_worklist_method():
     graph = apportion.generate("grid2d", rows=3, cols=3)
     with pytest.raises(InputError, match="method='worklist'"):
         connected_components(graph, devices=[CUDADevice(0)])
+
+
+@settings(max_examples=4, deadline=None)
+@given(n=st.integers(2, 25), degree=st.floats(0.5, 3.0), seed=st.integers(0, 99),
+       routing=st.sampled_from(["ring", "direct"]))
+def test_pagerank_with_a_cpu_and_a_cuda_device_is_within_its_tolerance(n, degree, seed, routing):
+    graph = apportion.generate("er", n=n, avg_degree=degree, seed=seed)
+    result = pagerank(graph, devices=[CPUDevice(1, name="cpu"), CUDADevice(0)], routing=routing,
+                      placement="random", seed=seed)
+    assert abs(result.values.sum() - 1.0) <= 1e-12
+    assert np.abs(result.values - pagerank_reference(graph)).sum() <= 1e-3  # the default tolerance
+    if np.any(result.placement.owner == 1):
+        assert result.per_device[1] > 0

@@ -1,5 +1,5 @@
-"""A device's part of a distributed-worklist run kept on a CUDA device: the GPU worker of BFS, SSSP and
-worklist CC (seed 003 §4.3, §4.5; issue 17).
+"""A device's part of a distributed-worklist run kept on a CUDA device: the GPU worker of BFS, SSSP, worklist CC
+and PageRank (seed 003 §4.3, §4.5; issue 17).
 
 The graph, the owner map, the device's vertex values (its own and its halo copies) and its worklist live on the
 GPU for the whole run; only the items of a batch cross the bus. The worklist is a device-side circular buffer of
@@ -97,8 +97,54 @@ def _relax(frontier, count, indptr, indices, weights, mode, owner, me, values, f
         cuda.atomic.add(counters, EDGES, end - begin)
 
 
-def _blocks(count: int) -> int:
-    return (count + BLOCK - 1) // BLOCK
+@cuda.jit(cache=False)
+def _add_incoming(in_v, in_r, residual, epsilon, flags, queue, tail, counters):
+    i = cuda.grid(1)
+    if i < in_v.shape[0]:
+        v = in_v[i]
+        if cuda.atomic.add(residual, v, in_r[i]) + in_r[i] >= epsilon:
+            _push(v, flags, queue, tail, counters)
+
+
+@cuda.jit(cache=False)
+def _push_residuals(frontier, count, indptr, indices, share, owner, me, residual, ranks, epsilon, flags, queue, tail,
+                    out_v, out_dest, counters):
+    i = cuda.grid(1)
+    if i < count:
+        v = frontier[i]
+        mass = residual[v]
+        cuda.atomic.add(residual, v, -mass)  # what neighbours add meanwhile stays
+        ranks[v] += mass  # v is in the frontier once: no other thread writes its rank
+        give = mass * share[v]
+        begin = indptr[v]
+        end = indptr[v + 1]
+        for e in range(begin, end):
+            u = indices[e]
+            before = cuda.atomic.add(residual, u, give)
+            if owner[u] == me:
+                if before + give >= epsilon:
+                    _push(u, flags, queue, tail, counters)
+            elif before == 0.0:  # the first touch of this halo entry in the batch lists it, once
+                slot = cuda.atomic.add(counters, OUT, 1)
+                out_v[slot] = u
+                out_dest[slot] = owner[u]
+        cuda.atomic.add(counters, EDGES, end - begin)
+
+
+@cuda.jit(cache=False)
+def _flush_halo(out_v, n_out, residual, out_d):
+    i = cuda.grid(1)
+    if i < n_out:
+        u = out_v[i]
+        out_d[i] = residual[u]
+        residual[u] = 0.0
+
+
+def _launch(count: int, stream) -> tuple:
+    """The launch configuration (blocks, threads per block, stream) for `count` threads: whole warps, at most
+    BLOCK per block (a batch of a few items launches one warp, not a full block)."""
+    threads = min(BLOCK, 32 * ((count + 31) // 32)) or 32
+    return (count + threads - 1) // threads, threads, stream
 
 
 class DeviceWorklist:
@@ -148,20 +194,18 @@ class DeviceWorklist:
             if in_v.shape[0]:
                 d_v = cuda.to_device(np.ascontiguousarray(in_v, dtype=np.int64), stream=s)
                 d_d = cuda.to_device(np.ascontiguousarray(in_d, dtype=self.host_values.dtype), stream=s)
-                _apply_incoming[_blocks(in_v.shape[0]), BLOCK, s](d_v, d_d, self.values, self.flags, self.queue,
-                                                                 self.tail, self.counters)
+                self._apply(d_v, d_d)
             tail = int(self.tail.copy_to_host(stream=s)[0])
             count = tail - self.head if budget > 0 else 0
             if count:
-                _take_frontier[_blocks(count), BLOCK, s](self.queue, self.head, count, self.flags, self.frontier)
+                _take_frontier[_launch(count, s)](self.queue, self.head, count, self.flags, self.frontier)
                 self.head += count
-                _relax[_blocks(count), BLOCK, s](self.frontier, count, self.indptr, self.indices, self.weights,
-                                                 self.mode, self.owner, self.me, self.values, self.flags,
-                                                 self.queue, self.tail, self.out_v, self.out_d, self.out_dest,
-                                                 self.counters)
+                self._process(count)
             counters = self.counters.copy_to_host(stream=s)
             tail = int(self.tail.copy_to_host(stream=s)[0])
             n_out = int(counters[OUT])
+            if n_out:
+                self._flush(n_out)
             out = (self.out_v[:n_out].copy_to_host(stream=s), self.out_d[:n_out].copy_to_host(stream=s),
                    self.out_dest[:n_out].copy_to_host(stream=s)) if n_out else (None, None, None)
             s.synchronize()
@@ -173,6 +217,20 @@ class DeviceWorklist:
         counts[4] = counters[EDGES]
         return (*out, started, time.perf_counter())
 
+    def _apply(self, d_v, d_d) -> None:
+        """Apply incoming items (device arrays) to the values, queueing the vertices they lower."""
+        _apply_incoming[_launch(d_v.shape[0], self.stream)](d_v, d_d, self.values, self.flags, self.queue,
+                                                            self.tail, self.counters)
+
+    def _process(self, count: int) -> None:
+        """Process the `count` vertices of the frontier."""
+        _relax[_launch(count, self.stream)](self.frontier, count, self.indptr, self.indices, self.weights,
+                                            self.mode, self.owner, self.me, self.values, self.flags, self.queue,
+                                            self.tail, self.out_v, self.out_d, self.out_dest, self.counters)
+
+    def _flush(self, n_out: int) -> None:
+        """Fill in the out items' values when the processing only listed their vertices (nothing to do here)."""
+
     def download(self) -> np.ndarray:
         """The device's values copied back into the host array given at construction (returned)."""
         with cuda.gpus[self.device.index]:
@@ -181,16 +239,56 @@ class DeviceWorklist:
         return self.host_values
 
 
-def bfs_worklist(device, indptr, indices, weights, owner, me, values) -> DeviceWorklist:
+def bfs_worklist(device, indptr, indices, weights, owner, me, values, extra) -> DeviceWorklist:
     """The GPU worker state of a BFS run (levels: value + 1 per edge; `weights` unused)."""
     return DeviceWorklist(device, indptr, indices, weights[:0], owner, me, values, LEVELS)
 
 
-def sssp_worklist(device, indptr, indices, weights, owner, me, values) -> DeviceWorklist:
+def sssp_worklist(device, indptr, indices, weights, owner, me, values, extra) -> DeviceWorklist:
     """The GPU worker state of an SSSP run (distances: value + the arc's weight)."""
     return DeviceWorklist(device, indptr, indices, weights, owner, me, values, DISTANCES)
 
 
-def cc_worklist(device, indptr, indices, weights, owner, me, values) -> DeviceWorklist:
+def cc_worklist(device, indptr, indices, weights, owner, me, values, extra) -> DeviceWorklist:
     """The GPU worker state of a worklist CC run (labels: the least vertex id reaching a vertex)."""
     return DeviceWorklist(device, indptr, indices, weights[:0], owner, me, values, LABELS)
+
+
+class PageRankWorklist(DeviceWorklist):
+    """PageRank by residual push on a CUDA device (the contract of `_pagerank_kernels.pagerank_step`): the values
+    are residuals, `weights[v]` = α / deg(v), `extra[:n]` the ranks and `extra[n]` the threshold ε. An incoming
+    (v, r) adds r to v's residual; processing v moves its residual to its rank (an atomic subtraction of what was
+    read, so additions by other threads meanwhile stay) and adds its share to every neighbour: owned ones are
+    queued when they reach ε, other devices' accumulate in their halo entry, listed on its first touch in the
+    batch, and sent to the owner (and reset) once at the end of the batch."""
+
+    def __init__(self, device, indptr, indices, weights, owner, me, values, extra):
+        super().__init__(device, indptr, indices, weights, owner, me, values, DISTANCES)
+        self.host_extra = extra
+        self.epsilon = float(extra[values.shape[0]])
+        with cuda.gpus[device.index]:
+            self.ranks = cuda.to_device(np.ascontiguousarray(extra[:values.shape[0]]), stream=self.stream)
+            self.stream.synchronize()
+
+    def _apply(self, d_v, d_d) -> None:
+        _add_incoming[_launch(d_v.shape[0], self.stream)](d_v, d_d, self.values, self.epsilon, self.flags,
+                                                          self.queue, self.tail, self.counters)
+
+    def _process(self, count: int) -> None:
+        _push_residuals[_launch(count, self.stream)](self.frontier, count, self.indptr, self.indices, self.weights,
+                                                     self.owner, self.me, self.values, self.ranks, self.epsilon,
+                                                     self.flags, self.queue, self.tail, self.out_v, self.out_dest,
+                                                     self.counters)
+
+    def _flush(self, n_out: int) -> None:
+        _flush_halo[_launch(n_out, self.stream)](self.out_v, n_out, self.values, self.out_d)
+
+    def download(self) -> np.ndarray:
+        with cuda.gpus[self.device.index]:
+            self.ranks.copy_to_host(self.host_extra[:self.n], stream=self.stream)
+        return super().download()
+
+
+def pagerank_worklist(device, indptr, indices, weights, owner, me, values, extra) -> PageRankWorklist:
+    """The GPU worker state of a PageRank run (see PageRankWorklist)."""
+    return PageRankWorklist(device, indptr, indices, weights, owner, me, values, extra)

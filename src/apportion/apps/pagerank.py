@@ -20,6 +20,7 @@ from scipy.sparse import csr_matrix
 from apportion.apps._pagerank_kernels import pagerank_step
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
+from apportion.platform.cuda import CudaKernel
 from apportion.runtime.distributed_worklist import (DEFAULT_BATCH, DistributedWorklist, RunResult, WorklistProgram,
                                                     resolve_devices)
 from apportion.runtime.placement import resolve_placement
@@ -76,7 +77,8 @@ def pagerank(graph: Graph, *, devices=2, transport: str = "threads", routing: st
     chosen = resolve_placement(placement, graph, device_list, seed)
     program = WorklistProgram("pagerank", pagerank_step, weights=share, initial_value=0.0,
                               dtype=np.dtype(np.float64), on_receive=split_receive_owner, make_extra=make_extra,
-                              output=lambda state: state.extra[:n], recovery="restart")
+                              output=lambda state: state.extra[:n], recovery="restart",
+                              gpu_worker=CudaKernel("apportion.apps._worklist_cuda", "pagerank_worklist"))
     run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, batch=batch)
     result = run.run(np.arange(n, dtype=np.int64), np.full(n, (1.0 - alpha) / n), transport=transport,
                      cluster=cluster)

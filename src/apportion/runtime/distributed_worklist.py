@@ -17,9 +17,10 @@ a thread boundary, never a single item) and the compiled kernel that does the wo
 - `make_extra(n)`: per-device state beyond the values (PageRank's ranks), passed to the kernel last;
   `output(state)` the array whose owned entries are the result (default: the values);
 - `gpu_worker`: how a CUDA device runs the program, or None (CUDA devices refused): a factory
-  `(device, indptr, indices, weights, owner, me, values) -> state` whose `step(in_v, in_d, budget, counts)` does
-  one batch with the graph, the values and the worklist resident on the GPU and `download()` brings the values
-  back (apps/_worklist_cuda.py: BFS and SSSP). Threads transport only.
+  `(device, indptr, indices, weights, owner, me, values, extra) -> state` whose `step(in_v, in_d, budget,
+  counts)` does one batch with the graph, the values and the worklist resident on the GPU and `download()`
+  brings the values (and the extra state) back (apps/_worklist_cuda.py: BFS, SSSP, CC, PageRank). Threads
+  transport only.
 
 Every device holds a copy of every vertex's value (the paper's layout); owners hold the true values, the others
 halo copies. `DistributedWorklist.run()` starts a transport (transports/threads.py) and gathers the owners'
@@ -202,7 +203,7 @@ class DistributedWorklist:
         for device in devices:
             if device.implementation != KIND_CPU and program.gpu_worker is None:
                 raise InputError(f"device {device.name} is a CUDA device: {program.name} has no GPU worker kernels "
-                                 "yet (BFS and SSSP have; whole-graph GPU kernels: apportion.apps.graph_kernels)")
+                                 "yet (BFS, SSSP, CC and PageRank have)")
         self.owner = np.ascontiguousarray(placement.owner, dtype=np.int32)
         if isinstance(routing, str) and routing not in WORKLIST_ROUTINGS:
             raise InputError(f"unknown routing {routing!r} for a distributed worklist; choose one of "

@@ -122,7 +122,7 @@ def _worker(run, state) -> None:
         return
     graph = run.graph
     resident = run.program.gpu_worker(state.device, graph.indptr, graph.indices, run.program.weights, run.owner,
-                                      state.index, state.values)
+                                      state.index, state.values, state.extra)
     try:
         _work(run, state, resident)
     finally:
