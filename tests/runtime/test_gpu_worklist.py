@@ -58,10 +58,15 @@ def test_cuda_devices_on_ray_are_refused_in_one_line():
         bfs(graph, 0, devices=[CUDADevice(0)], transport="ray")
 
 
-def test_topology_cc_on_a_cuda_device_points_to_the_worklist_method():
-    graph = apportion.generate("grid2d", rows=3, cols=3)
-    with pytest.raises(InputError, match="method='worklist'"):
-        connected_components(graph, devices=[CUDADevice(0)])
+@settings(max_examples=4, deadline=None)
+@given(n=st.integers(2, 60), degree=st.floats(0.3, 3.0), seed=st.integers(0, 99), segment=st.integers(1, 40))
+def test_topology_cc_with_a_cpu_and_a_cuda_device_equals_the_reference(n, degree, seed, segment):
+    graph = apportion.generate("er", n=n, avg_degree=degree, seed=seed)
+    result = connected_components(graph, devices=[CPUDevice(1, name="cpu"), CUDADevice(0)], segment=segment)
+    np.testing.assert_array_equal(result.values, cc_reference(graph))
+    alone = connected_components(graph, devices=[CUDADevice(0)], segment=segment)
+    np.testing.assert_array_equal(alone.values, cc_reference(graph))
+    assert alone.segments[0] == -(-graph.m // segment)  # the CUDA device alone hooked every segment
 
 
 @settings(max_examples=4, deadline=None)

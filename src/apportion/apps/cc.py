@@ -27,7 +27,7 @@ from apportion.apps._cc_kernels import cc_step, forest_labels, hook_segment, mer
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.platform.cuda import CudaKernel
-from apportion.platform.device import KIND_CPU
+from apportion.platform.device import KIND_CPU, KernelSet
 from apportion.runtime.distributed_worklist import (DEFAULT_BATCH, DistributedWorklist, RunResult, WorklistProgram,
                                                     resolve_devices)
 from apportion.runtime.placement import resolve_placement
@@ -83,22 +83,26 @@ def connected_components(graph: Graph, *, devices=2, method: str = "topology", t
     return run.run(everyone, everyone.copy(), transport=transport, cluster=cluster)
 
 
+HOOK_KERNELS = KernelSet(cpu=hook_segment, gpu=CudaKernel("apportion.apps._cc_hook_cuda", "hook_segment_cuda"),
+                         name="hook_segment")
+DEVICE_FOREST = CudaKernel("apportion.apps._cc_hook_cuda", "DeviceForest")
+
+
 def _topology(graph: Graph, devices: list, segment: int) -> RunResult:
     """Topology-driven CC: edge segments to the first free device, union-find forests merged on the host."""
     if segment < 1:
         raise InputError(f"segment must be >= 1 edges, got {segment}")
-    gpus = [device.name for device in devices if device.implementation != KIND_CPU]
-    if gpus:
-        raise InputError(f"topology-driven CC has no GPU kernels yet ({', '.join(gpus)}); the worklist method "
-                         "(method='worklist', --method worklist) runs CC on CUDA devices")
     started = time.perf_counter()
     n = graph.n
     sources = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.indptr))
     upper = sources < graph.indices  # each undirected edge once
     sources, targets = sources[upper], graph.indices[upper].astype(np.int64)
     messages = [(sources[s:s + segment], targets[s:s + segment]) for s in range(0, len(sources), segment)]
-    forests = [np.arange(n, dtype=np.int64) for _ in devices]
-    run = scatter(messages, devices, hook_segment, [(forest,) for forest in forests])
+    # a CPU device hooks into a host array; a CUDA device's forest stays on the GPU (apps/_cc_hook_cuda.py)
+    forests = [np.arange(n, dtype=np.int64) if device.implementation == KIND_CPU else DEVICE_FOREST(device, n)
+               for device in devices]
+    run = scatter(messages, devices, HOOK_KERNELS, [(forest,) for forest in forests])
+    forests = [forest if isinstance(forest, np.ndarray) else forest.download() for forest in forests]
     alive = [forest for index, forest in enumerate(forests) if index not in run.failed]
     merged = alive[0]
     for other in alive[1:]:  # a dead device's forest is partial: its segments were redone by the others
