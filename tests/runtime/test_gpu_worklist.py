@@ -80,3 +80,17 @@ def test_pagerank_with_a_cpu_and_a_cuda_device_is_within_its_tolerance(n, degree
     assert np.abs(result.values - pagerank_reference(graph)).sum() <= 1e-3  # the default tolerance
     if np.any(result.placement.owner == 1):
         assert result.per_device[1] > 0
+
+
+@settings(max_examples=4, deadline=None)
+@given(size=st.integers(0, 300), segment=st.integers(1, 64), seed=st.integers(0, 99))
+def test_pbf_segments_on_a_cpu_and_a_cuda_device_keep_the_reference(size, segment, seed):
+    from apportion.apps.pbf import pbf_reference
+    from apportion.apps.pbf_runtime import pbf
+
+    values = np.random.default_rng(seed).random(size)
+    result = pbf(values, 0.2, 0.7, devices=[CPUDevice(1, name="cpu"), CUDADevice(0)], segment=segment)
+    np.testing.assert_array_equal(result.values, pbf_reference(values, 0.2, 0.7))
+    alone = pbf(values, 0.2, 0.7, devices=[CUDADevice(0)], segment=segment)
+    np.testing.assert_array_equal(alone.values, pbf_reference(values, 0.2, 0.7))
+    assert alone.segments[0] == -(-size // segment)

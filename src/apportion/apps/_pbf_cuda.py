@@ -92,3 +92,10 @@ def filter_range_cuda(values, chunk_lengths, low, high, *, stream):
     if out.shape[0] > 0:
         _scatter_kernel[blocks, BLOCK, stream](values, low, high, cuda.to_device(offsets, stream=stream), out)
     return out, kept
+
+
+def filter_segment_cuda(low, high, segment, *, stream):
+    """One segment of the runtime's PBF (`pbf_runtime._filter_segment`) on the device: its kept elements, in
+    order (one chunk)."""
+    lengths = cuda.to_device(np.array([segment.shape[0]], dtype=np.int64), stream=stream)
+    return filter_range_cuda(segment, lengths, low, high, stream=stream)[0]

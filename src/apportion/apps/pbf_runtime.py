@@ -16,6 +16,8 @@ import numpy as np
 
 from apportion.apps._pbf_kernels import filter_range
 from apportion.errors import InputError
+from apportion.platform.cuda import CudaKernel
+from apportion.platform.device import KernelSet
 from apportion.runtime.distributed_worklist import RunResult, resolve_devices
 from apportion.runtime.scatter import scatter
 
@@ -63,12 +65,15 @@ def kernel_bounds(dtype: np.dtype, low, high) -> tuple:
     return lo, (np.float64(np.inf) if hi is None or hi > info.max else dtype.type(hi))
 
 
-def _filter_segment(parts: dict, base: int, itemsize: int, low, high, segment: np.ndarray) -> int:
-    """One device's work on one segment: filter it and file the kept elements under the segment's offset in the
-    input. In one process a segment is a view of the host's array (runtime/link.py), so its address names it."""
+def _filter_segment(low, high, segment: np.ndarray) -> np.ndarray:
+    """One device's work on one segment: its elements with low <= v < high, in order."""
     kept, _ = filter_range(segment, np.array([segment.shape[0]], dtype=np.int64), low, high)
-    parts[(segment.ctypes.data - base) // itemsize] = kept
-    return kept.shape[0]
+    return kept
+
+
+# a CUDA device filters a segment with the numba-cuda stream compaction (apps/_pbf_cuda.py)
+SEGMENT_KERNELS = KernelSet(cpu=_filter_segment, gpu=CudaKernel("apportion.apps._pbf_cuda", "filter_segment_cuda"),
+                            name="pbf_segment")
 
 
 def pbf(values, low, high, *, devices=2, transport: str = "threads", segment: int = DEFAULT_SEGMENT,
@@ -106,8 +111,12 @@ def pbf(values, low, high, *, devices=2, transport: str = "threads", segment: in
     messages = [(array[s:s + segment],) for s in range(0, array.shape[0], segment)]
     parts: list[dict] = [{} for _ in device_list]
     base = array.ctypes.data
-    run = scatter(messages, device_list, _filter_segment,
-                  [(parts[i], base, array.itemsize, lo, hi) for i in range(len(device_list))])
+
+    def collect(device: int, arrays: tuple, kept: np.ndarray) -> None:
+        # in one process a segment is a view of the host's array (runtime/link.py), so its address names it
+        parts[device][(arrays[0].ctypes.data - base) // array.itemsize] = kept
+
+    run = scatter(messages, device_list, SEGMENT_KERNELS, [(lo, hi)] * len(device_list), collect=collect)
     found: dict = {}
     for index, device_parts in enumerate(parts):
         if index not in run.failed:  # a dead device's segments were redone by the others

@@ -45,8 +45,11 @@ class ScatterRun:
 
 
 def scatter(messages: list[tuple], devices: list[Device], kernel: Callable, device_args: list[tuple],
-            buffers: int = 1) -> ScatterRun:
+            buffers: int = 1, collect: Callable | None = None) -> ScatterRun:
     """Process every message on the first available device; returns the per-device counts (see the module).
+
+    `collect(i, arrays, result)`, when given, receives what device i's kernel returned for the segment `arrays`
+    (the host's arrays, whatever copies the device made), on that device's thread.
 
     Raises DeviceFailure when every device died, or the first other exception a device thread hit."""
     k = len(devices)
@@ -106,6 +109,8 @@ def scatter(messages: list[tuple], devices: list[Device], kernel: Callable, devi
             trace.add(i, 0, "compute", execution.started - t0, execution.finished - t0, chunks=len(segment))
             segments[i] += 1
             items[i] += len(segment)
+            if collect is not None:
+                collect(i, segment.arrays, execution.result)
             processed_here.append(segment.arrays)
             router.release(i, segment)
             finish_one()
