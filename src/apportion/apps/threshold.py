@@ -7,7 +7,7 @@
 `app` is "cc" (§III, Algorithm 1: threshold = the CPU's share of the vertices, percent), "spmm" (§IV,
 Algorithm 2: the CPU's share of the work of A×A, percent) or "hh" (§V, Algorithm 3: rows with more than t
 nonzeros are the CPU's). `input` is a Graph (cc), a SciPy sparse matrix (spmm, hh), either for either (a graph's
-adjacency matrix; a symmetric matrix's graph), or a file path (METIS, Matrix Market, edge list, `dataset:NAME`).
+adjacency matrix; a symmetric matrix's graph), or a file path (METIS, Matrix Market, edge list, .npz).
 `platform` is a Platform, a platform file, or a shipped name: `local-pair` (two CPU threads, real), `seed004`
 (Xeon E5-2650 ×2 + Tesla K40c, simulated from the kernels' operation counts).
 
@@ -33,6 +33,7 @@ from apportion.apps.split_spmm import check_square_matrix, race_spmm, split_spmm
 from apportion.checks import check_seed, integer
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
+from apportion.graph.io import read_graph
 from apportion.schedule.threshold_baselines import (exhaustive_search, naive_average, naive_static,
                                                     naive_static_row_length)
 from apportion.schedule.threshold_cc import DEFAULT_SAMPLER, SAMPLERS, estimate_cc_threshold
@@ -85,12 +86,6 @@ def prepare_input(app: str, source: Any) -> Graph | sp.csr_matrix:
 
 
 def _read(app: str, path: str):
-    from apportion.datasets import from_argument
-    from apportion.graph.io import read_graph
-
-    shipped = from_argument(path)
-    if shipped is not None:
-        return shipped
     if not Path(path).exists():
         raise InputError("no such file", path=path)
     lowered = path.lower()
