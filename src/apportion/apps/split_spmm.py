@@ -112,7 +112,7 @@ def _stack_rows(top, bottom, n: int) -> sp.csr_matrix:
 
 def race_spmm(sample: sp.csr_matrix, pair: DevicePair, pieces: int = 16) -> tuple[float, float]:
     """§IV-A.b's race on the sample: both devices compute A'×A' from the first row on, in `pieces` row ranges
-    of equal work; the first to finish stops the other. Returns (the CPU's share of the speed in percent,
+    of equal work, starting together; the first to finish stops the other (after its current piece). Returns (the CPU's share of the speed in percent,
     seconds the race took). On a simulated pair the speeds come from each device's model time for the whole
     sample (the race's outcome without running it twice)."""
     import threading
@@ -132,12 +132,14 @@ def race_spmm(sample: sp.csr_matrix, pair: DevicePair, pieces: int = 16) -> tupl
     keep = np.ones(n, np.uint8)
     ptr, idx, val = sample.indptr, sample.indices, sample.data
     stop = threading.Event()
+    start_together = threading.Barrier(2)
     outcome: dict[str, tuple[float, float]] = {}
 
     def side(label, device):
         done = used = 0.0
+        start_together.wait()
         for k in range(pieces):
-            if stop.is_set():
+            if k > 0 and stop.is_set():  # every side finishes its first piece: a speed needs some work
                 break
             lo, hi = bounds[k], bounds[k + 1]
             execution = device.run(gustavson_rows, ptr, idx, val, ptr, idx, val, n, lo, hi, keep)
