@@ -59,10 +59,10 @@ def test_compare_reports_the_papers_metrics(app, graph_file, matrix_file, capsys
 
 def test_plain_estimate_on_the_real_pair_and_the_table(graph_file, capsys):
     code, out, err = _run(capsys, "threshold", "cc", graph_file, "--platform", "local-pair", "--json",
-                          "--sampler", "walk")
+                          "--sampler", "walk", "--timing", "raw")
     assert code == 0, err
     report = json.loads(out)
-    assert report["method"] == "sample-walk" and "best_threshold" not in report
+    assert report["method"] == "sample-walk (raw)" and "best_threshold" not in report
     assert set(report["device_times_s"]) == {"cpu-side", "gpu-side", "merge"}
     code, out, err = _run(capsys, "threshold", "spmm", graph_file, "--platform", "seed004", "--method", "static")
     assert code == 0 and "threshold" in out and "26" in out, err

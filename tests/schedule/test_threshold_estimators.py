@@ -15,7 +15,7 @@ from apportion.schedule.threshold_baselines import (exhaustive_search, naive_ave
                                                     naive_static_row_length)
 from apportion.schedule.threshold_cc import induced_sample, walk_sample
 from apportion.schedule.threshold_common import (Stopwatch, coarse_to_fine, hill_climb, induced_subgraph,
-                                                 local_search, paper_metrics, sample_size)
+                                                 local_search, paper_metrics, sample_size, scaled_time)
 from apportion.schedule.threshold_hh import extrapolate, fit_extrapolation, row_sample
 from apportion.schedule.threshold_spmm import principal_sample
 
@@ -131,3 +131,18 @@ def test_methods_and_options_are_checked():
         find_threshold("spmm", graph, "seed004", sampler="walk")
     assert find_threshold("cc", graph, "seed004", "average", others=[10, 30]).threshold == 20
     assert find_threshold("cc", graph, "seed004", "static").threshold == 26  # 1497.6 / (1497.6 + 4291.2)
+
+
+def test_scaled_time_scales_what_depends_on_size_and_keeps_fixed_costs():
+    # CPU 3 s of which 1 fixed, GPU 2 s of which 1.5 fixed, merge 0.5 of which 0.5 fixed; input 10x the sample
+    assert scaled_time((3.0, 2.0, 0.5), (1.0, 1.5, 0.5), 10.0) == pytest.approx(max(1 + 20, 1.5 + 5) + 0.5)
+    assert scaled_time((0.0, 2.0, 0.0), (1.0, 1.5, 0.5), 10.0) == pytest.approx(6.5)  # an idle side stays idle
+
+
+def test_scaled_timing_is_used_by_default_for_cc_and_can_be_turned_off():
+    graph = generate("delaunay", 1 << 12, seed=4)
+    assert find_threshold("cc", graph, "seed004").method == "sample-induced (scaled)"
+    raw = find_threshold("cc", graph, "seed004", timing="raw")
+    assert raw.method == "sample-induced (raw)"
+    with pytest.raises(InputError, match="unknown timing"):
+        find_threshold("cc", graph, "seed004", timing="cooked")

@@ -37,11 +37,15 @@ from apportion.graph.io import read_graph
 from apportion.schedule.threshold_baselines import (exhaustive_search, naive_average, naive_static,
                                                     naive_static_row_length)
 from apportion.schedule.threshold_cc import DEFAULT_SAMPLER, SAMPLERS, estimate_cc_threshold
-from apportion.schedule.threshold_common import ThresholdEstimate, paper_metrics
+from apportion.schedule.threshold_common import ThresholdEstimate, paper_metrics, scaled_time
 from apportion.schedule.threshold_hh import estimate_hh_threshold
 from apportion.schedule.threshold_spmm import estimate_spmm_threshold
 
 METHODS = ("sample", "exhaustive", "static", "average")
+#: how the runs on a sample are compared: by their own time (the paper's) or by the time they predict for the
+#: whole input (`scaled_time`); the default is the one measured better (docs/threshold.md)
+TIMINGS = ("raw", "scaled")
+DEFAULT_TIMING = {"cc": "scaled", "spmm": "scaled", "hh": "raw"}
 #: most thresholds the exhaustive search of hh runs (distinct row lengths, thinned geometrically beyond)
 HH_MAX_CANDIDATES = 96
 
@@ -147,14 +151,48 @@ def equivalent_threshold(app: str, data: Any, threshold: float) -> float:
     return float(distinct[max(0, int(np.searchsorted(distinct, threshold, side="right")) - 1)])
 
 
+def input_size(app: str, data: Any) -> float:
+    """What a run's size-dependent time is proportional to: vertices + edges (cc), products + rows (spmm, hh)."""
+    if APPLICATIONS[app].name == "cc":
+        return float(data.n + data.m)
+    from apportion.apps.split_spmm import work_per_row
+
+    return float(work_per_row(data).sum() + data.shape[0])
+
+
+_FIXED_COSTS: dict[tuple[int, str], tuple[float, float, float]] = {}
+
+
+def fixed_costs(app: str, pair: DevicePair) -> tuple[float, float, float]:
+    """Each part's time (CPU side, GPU side, merge) with next to no work: the algorithm on a 2-vertex input
+    with both sides busy (fastest of 3 on real devices). Measured once per device pair."""
+    application = APPLICATIONS[app]
+    key = (id(pair), application.name)
+    if key not in _FIXED_COSTS:
+        if application.name == "cc":
+            tiny, threshold = Graph.from_edges(np.array([0]), np.array([1]), n=3), 50.0
+        else:
+            tiny = sp.csr_matrix(np.array([[1.0, 1.0], [0.0, 1.0]]))
+            threshold = 50.0 if application.percent else 1.0
+        best = None
+        for _ in range(1 if pair.simulated else 3):
+            run = application.run(tiny, threshold, None, pair=pair)
+            parts = (run.device_times_s[pair.cpu.name], run.device_times_s[pair.gpu.name], run.device_times_s["merge"])
+            best = parts if best is None else tuple(min(a, b) for a, b in zip(best, parts))
+        _FIXED_COSTS[key] = best
+    return _FIXED_COSTS[key]
+
+
 def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", seed: int = 0, *,
-                   sampler: str | None = None, scale: float = 1.0, others=None, repeats: int = 1) \
-        -> ThresholdEstimate:
+                   sampler: str | None = None, scale: float = 1.0, others=None, repeats: int = 1,
+                   timing: str | None = None) -> ThresholdEstimate:
     """Estimate the threshold of `app` on `input` for `platform` by `method` (module docstring).
 
     sampler: cc only, "induced" (the paper's, default) or "walk". scale: the sample size as a multiple of the
     paper's (√n vertices, n/4 rows, √n rows). others: "average"'s best thresholds of the other inputs.
-    repeats: runs per threshold (the fastest counts), for noisy real devices.
+    repeats: runs per threshold (the fastest counts), for noisy real devices. timing: "raw" (compare the
+    sample's runs by their time, the paper's) or "scaled" (by the time they predict for the whole input,
+    `scaled_time`); default DEFAULT_TIMING[app].
     Returns a ThresholdEstimate: `threshold`, `seconds` spent, runs, the thresholds tried, sample statistics."""
     application = APPLICATIONS[app]
     if method not in METHODS:
@@ -167,6 +205,9 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
     def evaluate(sample, threshold):
         return min(application.run(sample, threshold, None, pair=pair).time_s for _ in range(repeats))
 
+    timing = DEFAULT_TIMING[application.name] if timing is None else timing
+    if timing not in TIMINGS:
+        raise InputError(f"unknown timing {timing!r}; choose one of {', '.join(TIMINGS)}")
     if method == "exhaustive":
         return exhaustive_search(data, evaluate, candidates(app, data), simulated=pair.simulated)
     if method == "static":
@@ -180,17 +221,34 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
         if others is None:
             raise InputError("method average needs the best thresholds of other inputs (others=…, --others)")
         return naive_average(others)
+    if sampler is not None and application.name != "cc":
+        raise InputError(f"sampler applies to cc only, not {application.name}")
+    on_sample = evaluate
+    if timing == "scaled":
+        fixed = fixed_costs(application.name, pair)
+        whole = input_size(application.name, data)
+        factors: dict[int, float] = {}
+
+        def on_sample(sample, threshold):
+            if id(sample) not in factors:
+                factors[id(sample)] = whole / max(input_size(application.name, sample), 1.0)
+            runs = [application.run(sample, threshold, None, pair=pair) for _ in range(repeats)]
+            run = min(runs, key=lambda r: r.time_s)
+            parts = (run.device_times_s[pair.cpu.name], run.device_times_s[pair.gpu.name], run.device_times_s["merge"])
+            return run.time_s, scaled_time(parts, fixed, factors[id(sample)])
+
     if application.name == "cc":
         if sampler is not None:
             SAMPLERS.canonical(sampler)
-        return estimate_cc_threshold(data, evaluate, simulated=pair.simulated, seed=seed,
-                                     sampler=sampler or DEFAULT_SAMPLER, scale=scale)
-    if sampler is not None:
-        raise InputError(f"sampler applies to cc only, not {application.name}")
-    if application.name == "spmm":
-        return estimate_spmm_threshold(data, evaluate, lambda sample: race_spmm(sample, pair),
-                                       simulated=pair.simulated, seed=seed, scale=scale)
-    return estimate_hh_threshold(data, evaluate, simulated=pair.simulated, seed=seed, scale=scale)
+        estimate = estimate_cc_threshold(data, on_sample, simulated=pair.simulated, seed=seed,
+                                         sampler=sampler or DEFAULT_SAMPLER, scale=scale)
+    elif application.name == "spmm":
+        estimate = estimate_spmm_threshold(data, on_sample, lambda sample: race_spmm(sample, pair),
+                                           simulated=pair.simulated, seed=seed, scale=scale)
+    else:
+        estimate = estimate_hh_threshold(data, on_sample, simulated=pair.simulated, seed=seed, scale=scale)
+    estimate.method += f" ({timing})"
+    return estimate
 
 
 def compare_threshold(app: str, input: Any, platform: Any, method: str = "sample", seed: int = 0, *,

@@ -21,8 +21,9 @@ import numpy as np
 
 from apportion.errors import InputError
 
-#: runs the split algorithm on an input at a threshold and returns its time (seconds)
-Evaluate = Callable[[Any, float], float]
+#: runs the split algorithm on an input at a threshold and returns its time (seconds), or the pair
+#: (its time, the score the search minimises), e.g. the time predicted for the whole input (`scaled_time`)
+Evaluate = Callable[[Any, float], "float | tuple[float, float]"]
 
 
 @dataclass
@@ -65,11 +66,26 @@ class Stopwatch:
         if threshold in self.tried:
             return self.tried[threshold]
         started = time.perf_counter()
-        seconds = float(evaluate(sample, threshold))
+        outcome = evaluate(sample, threshold)
+        seconds, score = (float(outcome[0]), float(outcome[1])) if isinstance(outcome, tuple) else \
+            (float(outcome), float(outcome))
         self.seconds += seconds if self.simulated else time.perf_counter() - started
         self.runs += 1
-        self.tried[threshold] = seconds
-        return seconds
+        self.tried[threshold] = score
+        return score
+
+
+def scaled_time(side_seconds: Sequence[float], fixed_seconds: Sequence[float], factor: float) -> float:
+    """The time a run on the whole input would take, predicted from a run on the sample: each part's (CPU side,
+    GPU side, merge) size-dependent time (its time less its fixed cost: launches, transfer latency, calls)
+    times `factor` (input size / sample size), plus the fixed cost; the slower side plus the merge. A part
+    that had no work stays at 0. Without it, a sample's run is dominated by what does not shrink with the
+    input (a GPU's launch and transfer latencies), and the sample's best split is "all on the CPU"."""
+    predicted = []
+    for seconds, fixed in zip(side_seconds, fixed_seconds):
+        predicted.append(0.0 if seconds <= 0 else fixed + factor * max(0.0, seconds - fixed))
+    cpu, gpu, merge = predicted
+    return max(cpu, gpu) + merge
 
 
 def best_of(tried: dict[float, float], among: Iterable[float] | None = None) -> float:
