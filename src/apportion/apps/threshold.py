@@ -38,14 +38,15 @@ from apportion.schedule.threshold_baselines import (exhaustive_search, naive_ave
                                                     naive_static_row_length)
 from apportion.schedule.threshold_cc import DEFAULT_SAMPLER, SAMPLERS, estimate_cc_threshold
 from apportion.schedule.threshold_common import ThresholdEstimate, paper_metrics, scaled_time
-from apportion.schedule.threshold_hh import estimate_hh_threshold
+from apportion.schedule.threshold_hh import FIT_A, FIT_B, estimate_hh_threshold
 from apportion.schedule.threshold_spmm import estimate_spmm_threshold
 
 METHODS = ("sample", "exhaustive", "static", "average")
 #: how the runs on a sample are compared: by their own time (the paper's) or by the time they predict for the
 #: whole input (`scaled_time`); the default is the one measured better (docs/threshold.md)
 TIMINGS = ("raw", "scaled")
-DEFAULT_TIMING = {"cc": "scaled", "spmm": "scaled", "hh": "raw"}
+DEFAULT_TIMING = {"cc": "scaled", "spmm": "scaled", "hh": "scaled"}
+DEFAULT_HH_EXTRAPOLATION = "share"
 #: most thresholds the exhaustive search of hh runs (distinct row lengths, thinned geometrically beyond)
 HH_MAX_CANDIDATES = 96
 
@@ -185,14 +186,17 @@ def fixed_costs(app: str, pair: DevicePair) -> tuple[float, float, float]:
 
 def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", seed: int = 0, *,
                    sampler: str | None = None, scale: float = 1.0, others=None, repeats: int = 1,
-                   timing: str | None = None) -> ThresholdEstimate:
+                   timing: str | None = None, hh_fit: tuple[float, float] | None = None,
+                   extrapolation: str | None = None) -> ThresholdEstimate:
     """Estimate the threshold of `app` on `input` for `platform` by `method` (module docstring).
 
     sampler: cc only, "induced" (the paper's, default) or "walk". scale: the sample size as a multiple of the
     paper's (√n vertices, n/4 rows, √n rows). others: "average"'s best thresholds of the other inputs.
     repeats: runs per threshold (the fastest counts), for noisy real devices. timing: "raw" (compare the
     sample's runs by their time, the paper's) or "scaled" (by the time they predict for the whole input,
-    `scaled_time`); default DEFAULT_TIMING[app].
+    `scaled_time`); default DEFAULT_TIMING[app]. hh_fit: (a, b) of hh's extrapolation t = a·t'^b (default the
+    shipped fit, `threshold_hh.FIT_A`, `FIT_B`). extrapolation: hh only, "fit" (t = a·t'^b) or "share" (the
+    same CPU share of the products; default DEFAULT_HH_EXTRAPOLATION).
     Returns a ThresholdEstimate: `threshold`, `seconds` spent, runs, the thresholds tried, sample statistics."""
     application = APPLICATIONS[app]
     if method not in METHODS:
@@ -221,6 +225,8 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
         if others is None:
             raise InputError("method average needs the best thresholds of other inputs (others=…, --others)")
         return naive_average(others)
+    if extrapolation is not None and application.name != "hh":
+        raise InputError(f"extrapolation applies to hh only, not {application.name}")
     if sampler is not None and application.name != "cc":
         raise InputError(f"sampler applies to cc only, not {application.name}")
     on_sample = evaluate
@@ -246,7 +252,9 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
         estimate = estimate_spmm_threshold(data, on_sample, lambda sample: race_spmm(sample, pair),
                                            simulated=pair.simulated, seed=seed, scale=scale)
     else:
-        estimate = estimate_hh_threshold(data, on_sample, simulated=pair.simulated, seed=seed, scale=scale)
+        a, b = hh_fit if hh_fit is not None else (FIT_A, FIT_B)
+        estimate = estimate_hh_threshold(data, on_sample, simulated=pair.simulated, seed=seed, scale=scale, a=a, b=b,
+                                         extrapolation=extrapolation or DEFAULT_HH_EXTRAPOLATION)
     estimate.method += f" ({timing})"
     return estimate
 
@@ -261,8 +269,7 @@ def compare_threshold(app: str, input: Any, platform: Any, method: str = "sample
     pair = _pair(platform)
     estimate = find_threshold(app, data, pair, method, seed, **options)
     if exhaustive is None:
-        exhaustive = find_threshold(app, data, pair, "exhaustive", seed,
-                                    repeats=options.get("repeats", 1))
+        exhaustive = find_threshold(app, data, pair, "exhaustive", seed, repeats=options.get("repeats", 1))
     curve = exhaustive.tried
     at = equivalent_threshold(app, data, estimate.threshold)
     if at not in curve:

@@ -6,6 +6,8 @@ follow A's (up to collisions in long rows) (§V-A.1). Identify: a descent over t
 from the middle one, moving to the better neighbour while there is one (§V-A.2). Extrapolate: t = f(t') with
 f fitted offline (§V-A.3). The paper's f(t') = t'² comes with no data; ours, t = FIT_A · t'^FIT_B, is fitted by
 `fit_extrapolation` on the generated matrices of benchmarks/threshold.py (docs/threshold.md shows the fit).
+A second extrapolation needs no fit ("share"): t' gives the CPU a share of the sample's products (those through
+rows of B longer than t'); t is the row length that gives the CPU the same share of the input's products.
 """
 
 from __future__ import annotations
@@ -59,16 +61,51 @@ def fit_extrapolation(sample_thresholds, best_thresholds) -> tuple[float, float,
     return float(np.exp(log_a)), float(b), r2
 
 
+def products_through_rows(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """(row lengths, products of A×A that pass through each row j of B = A: nnz(column j) · nnz(row j))."""
+    lengths = np.diff(matrix.indptr)
+    return lengths, np.bincount(matrix.indices, minlength=matrix.shape[0]) * lengths
+
+
+def cpu_share(matrix: sp.csr_matrix, threshold: float) -> float:
+    """The share of A×A's products through rows longer than `threshold` (the CPU's in Algorithm 3)."""
+    lengths, through = products_through_rows(matrix)
+    total = float(through.sum())
+    return float(through[lengths > threshold].sum()) / total if total > 0 else 0.0
+
+
+def threshold_for_share(matrix: sp.csr_matrix, share: float) -> int:
+    """The row length t whose CPU share of the products is closest to `share`."""
+    lengths, through = products_through_rows(matrix)
+    distinct = np.unique(np.concatenate(([0], lengths)))
+    order = np.argsort(lengths, kind="stable")
+    suffix = np.concatenate((np.cumsum(through[order][::-1])[::-1], [0]))
+    total = float(through.sum()) or 1.0
+    above = suffix[np.searchsorted(lengths[order], distinct, side="right")] / total
+    return int(distinct[int(np.argmin(np.abs(above - share)))])
+
+
+EXTRAPOLATIONS = ("fit", "share")
+
+
 def estimate_hh_threshold(matrix: sp.csr_matrix, evaluate: Evaluate, *, simulated: bool, seed: int = 0,
-                          scale: float = 1.0, a: float = FIT_A, b: float = FIT_B) -> ThresholdEstimate:
-    """Seed 004 §V-A: sample `scale`·√n rows, descend over the sample's row lengths, t = a·t'^b."""
+                          scale: float = 1.0, a: float = FIT_A, b: float = FIT_B,
+                          extrapolation: str = "share") -> ThresholdEstimate:
+    """Seed 004 §V-A: sample `scale`·√n rows, descend over the sample's row lengths, then t = a·t'^b ("fit")
+    or the t of the same CPU share of the products ("share", module docstring)."""
     seed = check_seed(seed)
+    if extrapolation not in EXTRAPOLATIONS:
+        raise InputError(f"unknown hh extrapolation {extrapolation!r}; choose one of {', '.join(EXTRAPOLATIONS)}")
     watch = Stopwatch(simulated)
     sample = watch.host(row_sample, matrix, sample_size(matrix.shape[0], scale), seed)
     lengths = np.diff(sample.indptr)
     candidates = np.unique(np.concatenate(([0], lengths)))
     t_sample = hill_climb(watch, evaluate, sample, candidates)
-    return ThresholdEstimate(threshold=float(extrapolate(t_sample, a, b)), seconds=watch.seconds, method="sample",
+    if extrapolation == "fit":
+        threshold = extrapolate(t_sample, a, b)
+    else:
+        threshold = watch.host(lambda: threshold_for_share(matrix, cpu_share(sample, t_sample)))
+    return ThresholdEstimate(threshold=float(threshold), seconds=watch.seconds, method=f"sample-{extrapolation}",
                              runs=watch.runs, tried=dict(watch.tried),
                              sample={"rows": sample.shape[0], "nonzeros": int(sample.nnz),
                                      "sample_threshold": float(t_sample),
