@@ -29,7 +29,7 @@ from apportion._registry import Registry
 from apportion.apps.split_cc import check_graph, split_connected_components
 from apportion.apps.split_common import DevicePair, SplitRun, device_pair
 from apportion.apps.split_hh import row_lengths, split_hh_spmm, threshold_candidates
-from apportion.apps.split_spmm import check_square_matrix, race_spmm, split_spmm
+from apportion.apps.split_spmm import check_square_matrix, race_spmm, split_spmm, work_per_row
 from apportion.checks import check_seed, integer
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
@@ -156,8 +156,6 @@ def input_size(app: str, data: Any) -> float:
     """What a run's size-dependent time is proportional to: vertices + edges (cc), products + rows (spmm, hh)."""
     if APPLICATIONS[app].name == "cc":
         return float(data.n + data.m)
-    from apportion.apps.split_spmm import work_per_row
-
     return float(work_per_row(data).sum() + data.shape[0])
 
 
