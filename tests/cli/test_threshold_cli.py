@@ -77,8 +77,10 @@ def test_average_method_takes_the_other_inputs_best_thresholds(graph_file, capsy
 
 def test_plot_writes_the_picture(matrix_file, tmp_path, capsys):
     picture = tmp_path / "curve.png"
-    code, out, err = _run(capsys, "threshold", "hh", matrix_file, "--platform", "seed004", "--plot", picture)
+    code, out, err = _run(capsys, "threshold", "hh", matrix_file, "--platform", "seed004", "--plot", picture,
+                          "--extrapolation", "fit")
     assert code == 0, err
+    assert "sample-fit" in out
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -102,6 +104,8 @@ def bad_files(tmp_path_factory):
     (["cc", "{graph}", "--platform", "seed004", "--others", "1,2"], "--others"),
     (["cc", "{graph}", "--platform", "seed004", "--method", "average"], "--others"),
     (["cc", "{graph}", "--platform", "seed004", "--scale", "0"], "--scale"),
+    (["cc", "{graph}", "--platform", "seed004", "--extrapolation", "fit"], "hh only"),
+    (["hh", "{graph}", "--platform", "seed004", "--method", "static", "--extrapolation", "fit"], "sample only"),
     (["cc", "{graph}", "--platform", "seed004", "--plot", "{bad}/x.nope"], "nope"),
 ])
 def test_bad_input_is_one_line_exit_2(argv, message, bad_files, graph_file, capsys):

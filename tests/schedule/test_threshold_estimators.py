@@ -16,7 +16,8 @@ from apportion.schedule.threshold_baselines import (exhaustive_search, naive_ave
 from apportion.schedule.threshold_cc import induced_sample, walk_sample
 from apportion.schedule.threshold_common import (Stopwatch, coarse_to_fine, hill_climb, induced_subgraph,
                                                  local_search, paper_metrics, sample_size, scaled_time)
-from apportion.schedule.threshold_hh import extrapolate, fit_extrapolation, row_sample
+from apportion.schedule.threshold_hh import (cpu_share, extrapolate, fit_extrapolation, row_sample,
+                                             threshold_for_share)
 from apportion.schedule.threshold_spmm import principal_sample
 
 pytestmark = pytest.mark.timeout(300)
@@ -146,3 +147,18 @@ def test_scaled_timing_is_used_by_default_for_cc_and_can_be_turned_off():
     assert raw.method == "sample-induced (raw)"
     with pytest.raises(InputError, match="unknown timing"):
         find_threshold("cc", graph, "seed004", timing="cooked")
+
+
+def test_share_extrapolation_finds_the_row_length_of_the_same_product_share():
+    # rows of lengths 1, 1, 2, 3 (columns spread so each column count is 1 or 2)
+    dense = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0]], dtype=float)
+    matrix = sp.csr_matrix(dense)
+    lengths = np.diff(matrix.indptr)
+    through = (dense != 0).sum(axis=0) * lengths  # products through row j of B: nnz(column j) * nnz(row j)
+    assert cpu_share(matrix, 1) == pytest.approx(through[lengths > 1].sum() / through.sum())
+    assert cpu_share(matrix, 3) == 0.0 and cpu_share(matrix, 0) == 1.0
+    for t in (0, 1, 2, 3):  # the smallest row length of the same share (2 and 3 both give 0: column 3 is empty)
+        share = cpu_share(matrix, t)
+        found = threshold_for_share(matrix, share)
+        assert cpu_share(matrix, found) == share and found <= t
+    assert threshold_for_share(matrix, 0.0) == 2

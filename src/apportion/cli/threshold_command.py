@@ -1,7 +1,7 @@
 """Command: threshold — the work split of a heterogeneous algorithm found by sampling (seed 004).
 
 `apportion threshold {cc,spmm,hh} INPUT --platform P [--method sample|exhaustive|static|average] [--compare]
-[--json] [--plot FILE.png] [--seed S] [--sampler induced|walk] [--timing raw|scaled] [--scale X] [--others T,T,…] [--repeats N]`.
+[--json] [--plot FILE.png] [--seed S] [--sampler induced|walk] [--timing raw|scaled] [--extrapolation share|fit] [--scale X] [--others T,T,…] [--repeats N]`.
 
 Estimates the threshold, runs the split algorithm with it, and reports both times; `--compare` also runs the
 exhaustive search and prints Table I's three metrics (docs/threshold.md, docs/cli.md "Thresholds").
@@ -47,6 +47,9 @@ def register(subparsers) -> None:
     p.add_argument("--timing", choices=("raw", "scaled"), default=None,
                    help="compare the sample's runs by their own time (raw, the paper's) or by the time they "
                         "predict for the whole input (scaled); default: the one measured better per app")
+    p.add_argument("--extrapolation", choices=("share", "fit"), default=None,
+                   help="hh: the same CPU share of the products as on the sample (share, default) or the fitted "
+                        "t = a·t'^b (fit)")
     p.add_argument("--scale", type=float, default=1.0, metavar="X",
                    help="sample size as a multiple of the paper's (√n vertices, n/4 rows, √n rows; default 1)")
     p.add_argument("--others", default=None, metavar="T,T,…",
@@ -62,7 +65,10 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError(f"--scale must be a positive number, got {args.scale}")
     if args.sampler is not None and args.app != "cc":
         raise InputError("--sampler applies to cc only")
-    for flag, value in (("--sampler", args.sampler), ("--timing", args.timing)):
+    if args.extrapolation is not None and args.app != "hh":
+        raise InputError("--extrapolation applies to hh only")
+    for flag, value in (("--sampler", args.sampler), ("--timing", args.timing),
+                        ("--extrapolation", args.extrapolation)):
         if value is not None and args.method != "sample":
             raise InputError(f"{flag} applies to --method sample only")
     if (args.others is None) != (args.method != "average"):
@@ -99,6 +105,8 @@ def threshold_app(args: argparse.Namespace) -> int:
         options["sampler"] = args.sampler
     if args.timing is not None:
         options["timing"] = args.timing
+    if args.extrapolation is not None:
+        options["extrapolation"] = args.extrapolation
     report = {"app": args.app, "input": args.input, "platform": pair.platform_name, "simulated": pair.simulated,
               "unit": application.unit}
     with progress(f"threshold {args.app} on {pair.platform_name}"):
