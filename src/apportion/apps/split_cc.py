@@ -58,15 +58,17 @@ def split_connected_components(graph: Graph, threshold: float, platform, *, pair
                "cpu_operations": int(part_ops.sum()), "gpu_operations": int(counters[0]),
                "gpu_rounds": int(counters[1]), "cross_edges": int(count_cpu + count_gpu)}
     if pair.simulated:
+        fixed: list = []
         # the CPU threads run their parts at once: the largest part decides (each thread has 1/parts of the rate)
-        cpu_s = simulated_seconds(pair.cpu, float(part_ops.max()) * pair.cpu_threads, WORKLOAD)
+        cpu_s = simulated_seconds(pair.cpu, float(part_ops.max()) * pair.cpu_threads, WORKLOAD, fixed_out=fixed)
         gpu_edges = int(indptr[n]) - cpu_edges
         gpu_s = simulated_seconds(pair.gpu, float(counters[0]), WORKLOAD,
                                   bytes_in=4.0 * ((n - n_cpu) + gpu_edges) if n_cpu < n else 0.0,
-                                  launches=2 * int(counters[1]))
+                                  launches=2 * int(counters[1]), fixed_out=fixed)
         # the CPU's labels and cross edges travel to the GPU, which merges
         merge_s = simulated_seconds(pair.gpu, float(merge_ops), WORKLOAD,
-                                    bytes_in=8.0 * n_cpu + 8.0 * count_cpu if n_cpu > 0 else 0.0)
+                                    bytes_in=8.0 * n_cpu + 8.0 * count_cpu if n_cpu > 0 else 0.0, fixed_out=fixed)
+        details["fixed_s"] = tuple(fixed)
     time_s = max(cpu_s, gpu_s) + merge_s
     return SplitRun(result=labels, threshold=t, time_s=time_s,
                     device_times_s={pair.cpu.name: cpu_s, pair.gpu.name: gpu_s, "merge": merge_s},

@@ -18,7 +18,6 @@ platform the devices' roles decide. A CUDA device has no kernels for these algor
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -102,16 +101,26 @@ class SplitRun:
 
 
 def simulated_seconds(device: Device, operations: float, workload: str, *, bytes_in: float = 0.0,
-                      bytes_out: float = 0.0, launches: int = 1) -> float:
+                      bytes_out: float = 0.0, launches: int = 1, fixed_out: list | None = None) -> float:
     """Seconds `device`'s model needs for `operations` of `workload` (one FLOP each in the model; the platform
-    file's efficiency for the workload turns them into a rate), its transfers, and `launches` launches."""
+    file's efficiency for the workload turns them into a rate), its transfers, and `launches` launches.
+
+    `fixed_out` (a list) receives the part of it that does not grow with the work: the launches, the link
+    latencies, and the floor of the saturation curve (the time of one operation and one byte each way)."""
     if not isinstance(device, SimulatedDevice):
         raise InputError(f"device {device.name} is not simulated")
     if operations <= 0 and bytes_in <= 0 and bytes_out <= 0:
+        if fixed_out is not None:
+            fixed_out.append(0.0)
         return 0.0
+    extra_launches = max(0, launches - 1) * device.model.launch_latency_s
     timing = device.estimate(Work(flops=float(operations), bytes_in=float(bytes_in), bytes_out=float(bytes_out),
                                   workload=workload))
-    return timing.total_s + max(0, launches - 1) * device.model.launch_latency_s
+    if fixed_out is not None:
+        least = device.estimate(Work(flops=1.0 if operations > 0 else 0.0, bytes_in=1.0 if bytes_in > 0 else 0.0,
+                                     bytes_out=1.0 if bytes_out > 0 else 0.0, workload=workload))
+        fixed_out.append(least.total_s + extra_launches)
+    return timing.total_s + extra_launches
 
 
 def _side_seconds(execution) -> float:
@@ -130,23 +139,28 @@ def run_both(pair: DevicePair, cpu_job: tuple[Callable, tuple], gpu_job: tuple[C
         cpu_result = cpu_job[0](*cpu_job[1])
         gpu_result = gpu_job[0](*gpu_job[1])
         return cpu_result, gpu_result, None, None, time.perf_counter() - started
-    outcome: dict[str, Any] = {}
-
-    def side(label: str, device: Device, job) -> None:
-        try:
-            outcome[label] = device.run(job[0], *job[1])
-        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
-            outcome[label + "-error"] = error
-
-    helper = threading.Thread(target=side, args=("gpu", pair.gpu, gpu_job), name="split-gpu-side", daemon=True)
-    helper.start()
-    side("cpu", pair.cpu, cpu_job)
-    helper.join()
-    for label in ("cpu", "gpu"):
-        if label + "-error" in outcome:
-            raise outcome[label + "-error"]
+    # the GPU side runs on one long-lived helper thread: starting a thread per run would cost more than a
+    # run on a small sample (the estimators make dozens of them)
+    gpu_future = _helper().submit(pair.gpu.run, gpu_job[0], *gpu_job[1])
+    try:
+        cpu_execution = pair.cpu.run(cpu_job[0], *cpu_job[1])
+    finally:
+        gpu_execution = gpu_future.result()
+    outcome = {"cpu": cpu_execution, "gpu": gpu_execution}
     cpu, gpu = outcome["cpu"], outcome["gpu"]
     return cpu.result, gpu.result, _side_seconds(cpu), _side_seconds(gpu), time.perf_counter() - started
+
+
+_HELPER: list = []
+
+
+def _helper():
+    """The one thread that runs the GPU sides of real pairs (created on first use, a daemon)."""
+    if not _HELPER:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _HELPER.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="split-gpu-side"))
+    return _HELPER[0]
 
 
 def run_on(device: Device, simulated: bool, kernel: Callable, *args):

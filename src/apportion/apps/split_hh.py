@@ -49,14 +49,16 @@ def split_hh_spmm(matrix, threshold: int, platform, *, pair: DevicePair | None =
     details = {"high_rows": high_rows, "low_rows": n - high_rows,
                "cpu_products": int(cpu_part[3].sum()), "gpu_products": int(gpu_part[3].sum())}
     if pair.simulated:
+        fixed: list = []
         low_nnz = float(lengths[low.astype(bool)].sum())
-        cpu_s = simulated_seconds(pair.cpu, float(cpu_part[3].sum() + high_rows), WORKLOAD)
+        cpu_s = simulated_seconds(pair.cpu, float(cpu_part[3].sum() + high_rows), WORKLOAD, fixed_out=fixed)
         gpu_s = simulated_seconds(pair.gpu, float(gpu_operations(gpu_part[3])), WORKLOAD,
                                   bytes_in=NONZERO_BYTES * (ptr[n] + low_nnz) + 2 * POINTER_BYTES * n
                                   if high_rows < n else 0.0,
                                   bytes_out=NONZERO_BYTES * len(gpu_part[1]) + POINTER_BYTES * n
-                                  if high_rows < n else 0.0)
-        merge_s = simulated_seconds(pair.cpu, float(len(cpu_part[1]) + len(gpu_part[1])), WORKLOAD)
+                                  if high_rows < n else 0.0, fixed_out=fixed)
+        merge_s = simulated_seconds(pair.cpu, float(len(cpu_part[1]) + len(gpu_part[1])), WORKLOAD, fixed_out=fixed)
+        details["fixed_s"] = tuple(fixed)
     return SplitRun(result=product, threshold=t, time_s=max(cpu_s, gpu_s) + merge_s,
                     device_times_s={pair.cpu.name: cpu_s, pair.gpu.name: gpu_s, "merge": merge_s},
                     wall_s=wall, simulated=pair.simulated, details=details)

@@ -239,7 +239,8 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
             runs = [application.run(sample, threshold, None, pair=pair) for _ in range(repeats)]
             run = min(runs, key=lambda r: r.time_s)
             parts = (run.device_times_s[pair.cpu.name], run.device_times_s[pair.gpu.name], run.device_times_s["merge"])
-            return run.time_s, scaled_time(parts, fixed, factors[id(sample)])
+            # a simulated run knows its own fixed part (its SV rounds' launches, its links' latencies)
+            return run.time_s, scaled_time(parts, run.details.get("fixed_s", fixed), factors[id(sample)])
 
     if application.name == "cc":
         if sampler is not None:
