@@ -165,3 +165,20 @@ def test_thresholds_out_of_range_and_one_device_platforms_are_refused():
         run_split("spmm", matrix, Platform([CPUDevice(1)]), 50)
     with pytest.raises(InputError, match="unknown threshold application"):
         run_split("lu", matrix, "local-pair", 50)
+
+
+def test_a_simulated_run_reports_the_fixed_part_of_each_side():
+    """The fixed part (launches, link latencies, saturation floor) is below each part's time, and the GPU's
+    grows with its Shiloach-Vishkin rounds (two launches a round) while its share of the vertices does not."""
+    pair = PAIRS["seed004"]
+    graph = generate("road", 4000, seed=3)
+    run = split_connected_components(graph, 40, None, pair=pair)
+    cpu_fixed, gpu_fixed, merge_fixed = run.details["fixed_s"]
+    assert 0 < cpu_fixed < run.device_times_s[pair.cpu.name]
+    assert 0 < gpu_fixed < run.device_times_s[pair.gpu.name]
+    assert 0 < merge_fixed < run.device_times_s["merge"]
+    rounds = run.details["gpu_rounds"]
+    launch = pair.gpu.model.launch_latency_s
+    assert gpu_fixed >= 2 * rounds * launch
+    idle = split_connected_components(graph, 100, None, pair=pair)
+    assert idle.details["fixed_s"][1] == 0.0 and idle.device_times_s[pair.gpu.name] == 0.0

@@ -97,7 +97,8 @@ def split_spmm(matrix, threshold: float, platform, *, pair: DevicePair | None = 
         gpu_s = simulated_seconds(pair.gpu, float(gpu_operations(gpu_part[3])), WORKLOAD,
                                   bytes_in=(NONZERO_BYTES * (gpu_nnz_in + ptr[n]) + 2 * POINTER_BYTES * n)
                                   if split < n else 0.0,
-                                  bytes_out=NONZERO_BYTES * len(gpu_part[1]) + POINTER_BYTES * (n - split), fixed_out=fixed)
+                                  bytes_out=NONZERO_BYTES * len(gpu_part[1]) + POINTER_BYTES * (n - split),
+                                  fixed_out=fixed)
         merge_s = simulated_seconds(pair.cpu, float(n - split), WORKLOAD, fixed_out=fixed)
         details["fixed_s"] = tuple(fixed)
     return SplitRun(result=product, threshold=r, time_s=max(cpu_s, gpu_s) + merge_s,
@@ -114,8 +115,8 @@ def _stack_rows(top, bottom, n: int) -> sp.csr_matrix:
 
 def race_spmm(sample: sp.csr_matrix, pair: DevicePair, pieces: int = 16) -> tuple[float, float]:
     """§IV-A.b's race on the sample: both devices compute A'×A' from the first row on, in `pieces` row ranges
-    of equal work, starting together; the first to finish stops the other (after its current piece). Returns (the CPU's share of the speed in percent,
-    seconds the race took). On a simulated pair the speeds come from each device's model time for the whole
+    of equal work, starting together; the first to finish stops the other (after its current piece). Returns
+    (the CPU's share of the speed in percent, seconds the race took). On a simulated pair the speeds come from each device's model time for the whole
     sample (the race's outcome without running it twice)."""
     import threading
 

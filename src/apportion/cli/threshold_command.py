@@ -1,7 +1,8 @@
 """Command: threshold — the work split of a heterogeneous algorithm found by sampling (seed 004).
 
 `apportion threshold {cc,spmm,hh} INPUT --platform P [--method sample|exhaustive|static|average] [--compare]
-[--json] [--plot FILE.png] [--seed S] [--sampler induced|walk] [--timing raw|scaled] [--extrapolation share|fit] [--scale X] [--others T,T,…] [--repeats N]`.
+[--json] [--plot FILE.png] [--seed S] [--sampler induced|walk] [--timing raw|scaled]
+[--extrapolation share|fit] [--scale X] [--others T,T,…] [--repeats N]`.
 
 Estimates the threshold, runs the split algorithm with it, and reports both times; `--compare` also runs the
 exhaustive search and prints Table I's three metrics (docs/threshold.md, docs/cli.md "Thresholds").
