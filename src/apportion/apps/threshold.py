@@ -27,7 +27,7 @@ import scipy.sparse as sp
 
 from apportion._registry import Registry
 from apportion.apps.split_cc import check_graph, split_connected_components
-from apportion.apps.split_common import DevicePair, SplitRun, device_pair
+from apportion.apps.split_common import SIMULATED_CPU_THREADS, DevicePair, SplitRun, device_pair
 from apportion.apps.split_hh import row_lengths, split_hh_spmm, threshold_candidates
 from apportion.apps.split_spmm import check_square_matrix, race_spmm, split_spmm, work_per_row
 from apportion.checks import check_seed, integer
@@ -159,6 +159,16 @@ def input_size(app: str, data: Any) -> float:
     return float(work_per_row(data).sum() + data.shape[0])
 
 
+def host_seconds_per_operation(pair: DevicePair) -> float | None:
+    """On a simulated pair, the seconds one host operation (a random memory access: sampling) takes on one
+    thread of the simulated CPU (its cc rate, which is random access too, over its threads); None on real
+    devices, whose host steps are timed."""
+    if not pair.simulated:
+        return None
+    rate = pair.cpu.model.sustained_flops("cc") / SIMULATED_CPU_THREADS
+    return 1.0 / rate
+
+
 _FIXED_COSTS: dict[tuple[int, str], tuple[float, float, float]] = {}
 
 
@@ -242,18 +252,18 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
             # a simulated run knows its own fixed part (its SV rounds' launches, its links' latencies)
             return run.time_s, scaled_time(parts, run.details.get("fixed_s", fixed), factors[id(sample)])
 
+    host = {"simulated": pair.simulated, "seed": seed, "scale": scale,
+            "host_seconds_per_operation": host_seconds_per_operation(pair)}
     if application.name == "cc":
         if sampler is not None:
             SAMPLERS.canonical(sampler)
-        estimate = estimate_cc_threshold(data, on_sample, simulated=pair.simulated, seed=seed,
-                                         sampler=sampler or DEFAULT_SAMPLER, scale=scale)
+        estimate = estimate_cc_threshold(data, on_sample, sampler=sampler or DEFAULT_SAMPLER, **host)
     elif application.name == "spmm":
-        estimate = estimate_spmm_threshold(data, on_sample, lambda sample: race_spmm(sample, pair),
-                                           simulated=pair.simulated, seed=seed, scale=scale)
+        estimate = estimate_spmm_threshold(data, on_sample, lambda sample: race_spmm(sample, pair), **host)
     else:
         a, b = hh_fit if hh_fit is not None else (FIT_A, FIT_B)
-        estimate = estimate_hh_threshold(data, on_sample, simulated=pair.simulated, seed=seed, scale=scale, a=a, b=b,
-                                         extrapolation=extrapolation or DEFAULT_HH_EXTRAPOLATION)
+        estimate = estimate_hh_threshold(data, on_sample, a=a, b=b,
+                                         extrapolation=extrapolation or DEFAULT_HH_EXTRAPOLATION, **host)
     estimate.method += f" ({timing})"
     return estimate
 

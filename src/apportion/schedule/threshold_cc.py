@@ -77,13 +77,17 @@ def sample_statistics(graph: Graph, sample: Graph) -> dict:
 
 
 def estimate_cc_threshold(graph: Graph, evaluate: Evaluate, *, simulated: bool, seed: int = 0,
-                          sampler: str = DEFAULT_SAMPLER, scale: float = 1.0) -> ThresholdEstimate:
+                          sampler: str = DEFAULT_SAMPLER, scale: float = 1.0,
+                          host_seconds_per_operation: float | None = None) -> ThresholdEstimate:
     """Seed 004 §III-A: sample `scale`·√n vertices with `sampler` ("induced" or "walk"), search the sample
-    coarse (step 8) then fine (step 1) with `evaluate(sample, t)`, and return t = t'."""
+    coarse (step 8) then fine (step 1) with `evaluate(sample, t)`, and return t = t'. Sampling costs the
+    sampled vertices and their adjacency (a walk step: one more)."""
     seed = check_seed(seed)
     draw = SAMPLERS[sampler]
-    watch = Stopwatch(simulated)
-    sample = watch.host(draw, graph, sample_size(graph.n, scale), seed)
+    watch = Stopwatch(simulated, host_seconds_per_operation)
+    degree = graph.m * 2.0 / max(graph.n, 1)
+    sample = watch.host(draw, graph, sample_size(graph.n, scale), seed,
+                        operations=lambda s: s.n * (2.0 + degree))
     best = coarse_to_fine(watch, evaluate, sample, coarse_step=8, fine_step=1)
     return ThresholdEstimate(threshold=float(best), seconds=watch.seconds, method=f"sample-{sampler}",
                              runs=watch.runs, tried=dict(watch.tried), sample=sample_statistics(graph, sample))

@@ -6,8 +6,10 @@ input. The estimators (`threshold_cc`, `threshold_spmm`, `threshold_hh`) and the
 (`threshold_baselines`) never import the algorithms (they live in `apportion.apps`, a layer above): they get
 `evaluate(sample, threshold) -> seconds`, which runs the split algorithm on the sample and returns its time.
 
-Time spent: on real devices the wall time of sampling plus searching; on simulated devices the sampling's wall
-time plus the model seconds of the runs on the sample (`Stopwatch`).
+Time spent: on real devices the wall time of sampling plus searching; on simulated devices the model seconds of
+the runs on the sample plus the host steps (sampling, extrapolating) at the simulated CPU's speed of one thread
+(their operation count × `host_seconds_per_operation`), so that this machine's Python speed is not mixed into
+a simulated machine's time (`Stopwatch`).
 """
 
 from __future__ import annotations
@@ -48,17 +50,22 @@ class Stopwatch:
     """Adds up the time an estimator spends (module docstring): wall time of host steps, and the runs' seconds
     (model seconds when `simulated`, else their wall time)."""
 
-    def __init__(self, simulated: bool):
+    def __init__(self, simulated: bool, host_seconds_per_operation: float | None = None):
         self.simulated = simulated
+        self.host_seconds_per_operation = host_seconds_per_operation
         self.seconds = 0.0
         self.runs = 0
         self.tried: dict[float, float] = {}
 
-    def host(self, step: Callable[..., Any], *args, **kwargs) -> Any:
-        """Run a host step (sampling), counting its wall time."""
+    def host(self, step: Callable[..., Any], *args, operations: Callable[[Any], float] | None = None) -> Any:
+        """Run a host step (sampling), counting its wall time, or on a simulated platform (when the rate is
+        known) `operations(result)` × host_seconds_per_operation."""
         started = time.perf_counter()
-        result = step(*args, **kwargs)
-        self.seconds += time.perf_counter() - started
+        result = step(*args)
+        if self.simulated and self.host_seconds_per_operation is not None and operations is not None:
+            self.seconds += float(operations(result)) * self.host_seconds_per_operation
+        else:
+            self.seconds += time.perf_counter() - started
         return result
 
     def run(self, evaluate: Evaluate, sample: Any, threshold: float) -> float:

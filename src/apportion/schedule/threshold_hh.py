@@ -90,21 +90,25 @@ EXTRAPOLATIONS = ("fit", "share")
 
 def estimate_hh_threshold(matrix: sp.csr_matrix, evaluate: Evaluate, *, simulated: bool, seed: int = 0,
                           scale: float = 1.0, a: float = FIT_A, b: float = FIT_B,
-                          extrapolation: str = "share") -> ThresholdEstimate:
+                          extrapolation: str = "share",
+                          host_seconds_per_operation: float | None = None) -> ThresholdEstimate:
     """Seed 004 §V-A: sample `scale`·√n rows, descend over the sample's row lengths, then t = a·t'^b ("fit")
     or the t of the same CPU share of the products ("share", module docstring)."""
     seed = check_seed(seed)
     if extrapolation not in EXTRAPOLATIONS:
         raise InputError(f"unknown hh extrapolation {extrapolation!r}; choose one of {', '.join(EXTRAPOLATIONS)}")
-    watch = Stopwatch(simulated)
-    sample = watch.host(row_sample, matrix, sample_size(matrix.shape[0], scale), seed)
+    watch = Stopwatch(simulated, host_seconds_per_operation)
+    n = matrix.shape[0]
+    sample = watch.host(row_sample, matrix, sample_size(n, scale), seed,
+                        operations=lambda s: s.shape[0] * (1.0 + matrix.nnz / max(n, 1)))
     lengths = np.diff(sample.indptr)
     candidates = np.unique(np.concatenate(([0], lengths)))
     t_sample = hill_climb(watch, evaluate, sample, candidates)
     if extrapolation == "fit":
         threshold = extrapolate(t_sample, a, b)
     else:
-        threshold = watch.host(lambda: threshold_for_share(matrix, cpu_share(sample, t_sample)))
+        threshold = watch.host(lambda: threshold_for_share(matrix, cpu_share(sample, t_sample)),
+                               operations=lambda _t: matrix.nnz + n * np.log2(max(n, 2)))  # counts + a sort
     return ThresholdEstimate(threshold=float(threshold), seconds=watch.seconds, method=f"sample-{extrapolation}",
                              runs=watch.runs, tried=dict(watch.tried),
                              sample={"rows": sample.shape[0], "nonzeros": int(sample.nnz),

@@ -33,13 +33,16 @@ def principal_sample(matrix: sp.csr_matrix, size: int, seed: int = 0) -> sp.csr_
 
 
 def estimate_spmm_threshold(matrix: sp.csr_matrix, evaluate: Evaluate, race: Race, *, simulated: bool,
-                            seed: int = 0, scale: float = 1.0) -> ThresholdEstimate:
-    """Seed 004 §IV-A: sample n/4 × n/4 (times `scale`), race for r0, search finer around it; r = r'."""
+                            seed: int = 0, scale: float = 1.0,
+                            host_seconds_per_operation: float | None = None) -> ThresholdEstimate:
+    """Seed 004 §IV-A: sample n/4 × n/4 (times `scale`), race for r0, search finer around it; r = r'.
+    Sampling costs the chosen rows' nonzeros and the sample's rows."""
     seed = check_seed(seed)
-    watch = Stopwatch(simulated)
+    watch = Stopwatch(simulated, host_seconds_per_operation)
     n = matrix.shape[0]
     size = max(1, min(n, int(round(scale * n / SAMPLE_DIVISOR))))
-    sample = watch.host(principal_sample, matrix, size, seed)
+    sample = watch.host(principal_sample, matrix, size, seed,
+                        operations=lambda s: s.shape[0] * (1.0 + matrix.nnz / max(n, 1)))
     share, race_seconds = race(sample)
     watch.seconds += race_seconds
     best = local_search(watch, evaluate, sample, share)
