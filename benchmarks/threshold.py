@@ -310,26 +310,57 @@ def render(results: dict, fit: dict, trade: dict, args, started: float) -> str:
     return "\n".join(lines)
 
 
+def _load_cache(path) -> dict:
+    import pickle
+
+    if path and Path(path).exists():
+        with open(path, "rb") as handle:
+            return pickle.load(handle)
+    return {}
+
+
+def _save_cache(path, cache: dict) -> None:
+    import pickle
+
+    if path:
+        with open(path, "wb") as handle:
+            pickle.dump(cache, handle)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small inputs; prints only")
     parser.add_argument("--apps", default="cc,spmm,hh", help="comma-separated (default all)")
     parser.add_argument("--platforms", default="seed004,local-pair", help="comma-separated")
     parser.add_argument("--no-docs", action="store_true", help="print only")
+    parser.add_argument("--cache", default=None, metavar="FILE.pkl",
+                        help="keep finished sections in FILE and reuse them on the next run (resume)")
     args = parser.parse_args()
     started = time.perf_counter()
     seed004 = device_pair("seed004")
+    cache = _load_cache(args.cache)
     print("hh extrapolation fit", flush=True)
-    fit = fit_hh(seed004, args.quick)
+    if "fit" not in cache:
+        cache["fit"] = fit_hh(seed004, args.quick)
+        _save_cache(args.cache, cache)
+    fit = cache["fit"]
     print(f"  a = {fit['a']:.3f}, b = {fit['b']:.3f}, R² = {fit['r2']:.2f}", flush=True)
     results = {}
     for app in args.apps.split(","):
         for platform in args.platforms.split(","):
             print(f"{app} on {platform}", flush=True)
             sources = (QUICK if args.quick else INPUTS)[app]
-            results[(app, platform)] = evaluate_app(app, platform, sources, (fit["a"], fit["b"]))
+            if (app, platform) not in cache:
+                result = evaluate_app(app, platform, sources, (fit["a"], fit["b"]))
+                result.pop("pair")
+                cache[(app, platform)] = result
+                _save_cache(args.cache, cache)
+            results[(app, platform)] = cache[(app, platform)]
     print("sample-size trade-off", flush=True)
-    trade = trade_off(seed004, args.quick, (fit["a"], fit["b"]))
+    if "trade" not in cache:
+        cache["trade"] = trade_off(seed004, args.quick, (fit["a"], fit["b"]))
+        _save_cache(args.cache, cache)
+    trade = cache["trade"]
     table = render(results, fit, trade, args, started)
     print(table)
     if not args.no_docs and not args.quick:

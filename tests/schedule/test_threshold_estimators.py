@@ -75,6 +75,7 @@ def test_the_fit_recovers_a_power_law():
     a, b, r2 = fit_extrapolation(x, 1.5 * x ** 1.7)
     assert a == pytest.approx(1.5) and b == pytest.approx(1.7) and r2 == pytest.approx(1.0)
     assert extrapolate(4, 1.0, 2.0) == 16
+    assert extrapolate(0, 50.0, -0.3) == 0 and extrapolate(2, 50.0, -1.0) == 25
     with pytest.raises(InputError):
         fit_extrapolation([0, 1], [1, 0])
 

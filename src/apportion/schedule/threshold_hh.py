@@ -42,8 +42,10 @@ def row_sample(matrix: sp.csr_matrix, rows: int, seed: int = 0) -> sp.csr_matrix
 
 
 def extrapolate(t_sample: float, a: float = FIT_A, b: float = FIT_B) -> int:
-    """t = a · t'^b, rounded (§V-A.3)."""
-    return int(round(a * max(float(t_sample), 0.0) ** b))
+    """t = a · t'^b, rounded (§V-A.3); t' = 0 (every non-empty row high on the sample) stays 0."""
+    if float(t_sample) <= 0.0:
+        return 0
+    return int(round(a * float(t_sample) ** b))
 
 
 def fit_extrapolation(sample_thresholds, best_thresholds) -> tuple[float, float, float]:
