@@ -143,9 +143,9 @@ def test_scaled_time_scales_what_depends_on_size_and_keeps_fixed_costs():
 
 def test_scaled_timing_is_used_by_default_for_cc_and_can_be_turned_off():
     graph = generate("delaunay", 1 << 12, seed=4)
-    assert find_threshold("cc", graph, "seed004").method == "sample-induced (scaled)"
+    assert find_threshold("cc", graph, "seed004").method == "sample-walk (scaled)"
     raw = find_threshold("cc", graph, "seed004", timing="raw")
-    assert raw.method == "sample-induced (raw)"
+    assert raw.method == "sample-walk (raw)"
     with pytest.raises(InputError, match="unknown timing"):
         find_threshold("cc", graph, "seed004", timing="cooked")
 

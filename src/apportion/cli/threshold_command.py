@@ -44,7 +44,8 @@ def register(subparsers) -> None:
                    help="draw run time against threshold, estimate and best marked (runs the exhaustive search)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the sample (default 0)")
     p.add_argument("--sampler", choices=("induced", "walk"), default=None,
-                   help="cc: induced subgraph of random vertices (default) or random-walk neighbourhoods")
+                   help="cc: induced subgraph of random vertices (the paper's) or random-walk neighbourhoods "
+                        "(default, measured better)")
     p.add_argument("--timing", choices=("raw", "scaled"), default=None,
                    help="compare the sample's runs by their own time (raw, the paper's) or by the time they "
                         "predict for the whole input (scaled); default: the one measured better per app")

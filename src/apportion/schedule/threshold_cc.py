@@ -67,7 +67,7 @@ def walk_sample(graph: Graph, size: int, seed: int = 0) -> Graph:
 
 SAMPLERS: Registry = Registry("cc sampler", {"induced": induced_sample, "walk": walk_sample})
 #: measured in docs/threshold.md
-DEFAULT_SAMPLER = "induced"
+DEFAULT_SAMPLER = "walk"
 
 
 def sample_statistics(graph: Graph, sample: Graph) -> dict:
