@@ -116,8 +116,8 @@ def _stack_rows(top, bottom, n: int) -> sp.csr_matrix:
 def race_spmm(sample: sp.csr_matrix, pair: DevicePair, pieces: int = 16) -> tuple[float, float]:
     """§IV-A.b's race on the sample: both devices compute A'×A' from the first row on, in `pieces` row ranges
     of equal work, starting together; the first to finish stops the other (after its current piece). Returns
-    (the CPU's share of the speed in percent, seconds the race took). On a simulated pair the speeds come from each device's model time for the whole
-    sample (the race's outcome without running it twice)."""
+    (the CPU's share of the speed in percent, seconds the race took). On a simulated pair the speeds come from
+    each device's model time for the whole sample (the race's outcome without running it twice)."""
     import threading
 
     from apportion.apps._split_spmm_kernels import gustavson_rows
