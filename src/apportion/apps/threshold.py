@@ -201,10 +201,10 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
     sampler: cc only, "induced" (the paper's) or "walk" (default, `threshold_cc.DEFAULT_SAMPLER`). scale: the
     sample size as a multiple of the paper's (√n vertices, n/4 rows, √n rows). others: "average"'s best
     thresholds of the other inputs. repeats: runs per threshold (the fastest counts), for noisy real devices.
-    timing: "raw" (compare the sample's runs by their time, the paper's) or "scaled" (by the time they predict for the whole input,
-    `scaled_time`); default DEFAULT_TIMING[app]. hh_fit: (a, b) of hh's extrapolation t = a·t'^b (default the
-    shipped fit, `threshold_hh.FIT_A`, `FIT_B`). extrapolation: hh only, "fit" (t = a·t'^b) or "share" (the
-    same CPU share of the products; default DEFAULT_HH_EXTRAPOLATION).
+    timing: "raw" (compare the sample's runs by their time, the paper's) or "scaled" (by the time they predict
+    for the whole input, `scaled_time`); default DEFAULT_TIMING[app]. hh_fit: (a, b) of hh's extrapolation
+    t = a·t'^b (default the shipped fit, `threshold_hh.FIT_A`, `FIT_B`). extrapolation: hh only, "fit"
+    (t = a·t'^b) or "share" (the same CPU share of the products; default DEFAULT_HH_EXTRAPOLATION).
     Returns a ThresholdEstimate: `threshold`, `seconds` spent, runs, the thresholds tried, sample statistics."""
     application = APPLICATIONS[app]
     if method not in METHODS:
