@@ -4,7 +4,9 @@ Every kernel works on the whole graph's CSR and a vertex range [lo, hi): an edge
 ends lie in the range, so Phase I (partitioning) costs nothing but the range bounds. Each kernel returns its
 operation count (vertices and edges it touched, pointer jumps), which is what a simulated device's time is
 made of. Each side also records the cross edges it sees (the other end outside its range, and larger than the
-vertex scanned, so that every undirected cross edge is recorded once, by its smaller end's side).
+vertex scanned, so that every undirected cross edge is recorded once, by its smaller end's side). With the GPU
+side holding the id suffix, all cross edges are recorded by the CPU side and the GPU side's list stays empty;
+its recording is kept so that the kernels do not depend on which side holds the prefix.
 """
 
 from __future__ import annotations
