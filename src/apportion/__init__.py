@@ -47,6 +47,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "pagerank": ("apportion.apps.pagerank", "pagerank"),
     "connected_components": ("apportion.apps.cc", "connected_components"),
     "pbf": ("apportion.apps.pbf_runtime", "pbf"),
+    # sampling-based work partitioning of split algorithms (seed 004)
+    "find_threshold": ("apportion.apps.threshold", "find_threshold"),
+    "run_split": ("apportion.apps.threshold", "run_split"),
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

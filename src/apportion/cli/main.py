@@ -66,6 +66,7 @@ COMMAND_MODULES = (
     "apportion.cli.run_command",         # run (the asynchronous multi-device graph runtime)
     "apportion.cli.edge_commands",       # edge-partition, spmv
     "apportion.cli.schedule_commands",   # schedule
+    "apportion.cli.threshold_command",   # threshold (seed 004: work split by sampling)
     "apportion.cli.grid_commands",       # grid, perfmodel, stencil
     "apportion.cli.demo_command",        # demo, compile
     "apportion.cli.datasets_command",    # datasets

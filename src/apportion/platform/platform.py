@@ -44,7 +44,8 @@ from apportion.platform.throttled import ThrottledDevice
 
 # the seeds' machines, shipped as apportion/platforms/<file>
 SHIPPED_PLATFORMS: Registry = Registry("shipped platform", {"seed000": "seed000.toml", "seed002": "seed002.toml",
-                                                            "seed004": "seed004.toml"})
+                                                            "seed004": "seed004.toml",
+                                                            "local-pair": "local-pair.toml"})
 SHIPPED = SHIPPED_PLATFORMS.names()
 DEVICE_TYPES = ("simulated", "cpu", "throttled", "cuda", "ray")
 
@@ -127,7 +128,7 @@ class Platform:
 
     @staticmethod
     def load(path_or_name: str | Path) -> "Platform":
-        """Read a platform file, or a shipped platform by name (seed000, seed002, seed004)."""
+        """Read a platform file, or a shipped platform by name (seed000, seed002, seed004, local-pair)."""
         text, label = _read_platform_text(path_or_name)
         try:
             data = tomllib.loads(text)

@@ -1,0 +1,193 @@
+"""What the threshold estimators of seed 004 share: the estimate, the searches, the paper's metrics.
+
+Seed 004 (§II) finds the threshold of a heterogeneous split algorithm in three steps: **Sample** a small input,
+**Identify** the best threshold on it by running the real algorithm many times, **Extrapolate** to the full
+input. The estimators (`threshold_cc`, `threshold_spmm`, `threshold_hh`) and the baselines
+(`threshold_baselines`) never import the algorithms (they live in `apportion.apps`, a layer above): they get
+`evaluate(sample, threshold) -> seconds`, which runs the split algorithm on the sample and returns its time.
+
+Time spent: on real devices the wall time of sampling plus searching; on simulated devices the model seconds of
+the runs on the sample plus the host steps (sampling, extrapolating) at the simulated CPU's speed of one thread
+(their operation count × `host_seconds_per_operation`), so that this machine's Python speed is not mixed into
+a simulated machine's time (`Stopwatch`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from apportion.errors import InputError
+
+#: runs the split algorithm on an input at a threshold and returns its time (seconds), or the pair
+#: (its time, the score the search minimises), e.g. the time predicted for the whole input (`scaled_time`)
+Evaluate = Callable[[Any, float], "float | tuple[float, float]"]
+
+
+@dataclass
+class ThresholdEstimate:
+    """A threshold and what finding it cost.
+
+    threshold: the estimate (CPU share in percent for cc and spmm; a row length for hh).
+    seconds: time spent estimating (module docstring). method: how it was found. runs: runs of the algorithm.
+    tried: every threshold run and its time (on the sample for the samplers, on the input for exhaustive).
+    sample: statistics of the sample (vertices, edges, average degree, …), empty for the baselines.
+    """
+
+    threshold: float
+    seconds: float
+    method: str
+    runs: int = 0
+    tried: dict[float, float] = field(default_factory=dict)
+    sample: dict = field(default_factory=dict)
+
+
+class Stopwatch:
+    """Adds up the time an estimator spends (module docstring): wall time of host steps, and the runs' seconds
+    (model seconds when `simulated`, else their wall time)."""
+
+    def __init__(self, simulated: bool, host_seconds_per_operation: float | None = None):
+        self.simulated = simulated
+        self.host_seconds_per_operation = host_seconds_per_operation
+        self.seconds = 0.0
+        self.runs = 0
+        self.tried: dict[float, float] = {}
+
+    def host(self, step: Callable[..., Any], *args, operations: Callable[[Any], float] | None = None) -> Any:
+        """Run a host step (sampling), counting its wall time, or on a simulated platform (when the rate is
+        known) `operations(result)` × host_seconds_per_operation."""
+        started = time.perf_counter()
+        result = step(*args)
+        if self.simulated and self.host_seconds_per_operation is not None and operations is not None:
+            self.seconds += float(operations(result)) * self.host_seconds_per_operation
+        else:
+            self.seconds += time.perf_counter() - started
+        return result
+
+    def run(self, evaluate: Evaluate, sample: Any, threshold: float) -> float:
+        """Run the algorithm on the sample (memoised per threshold); returns its time."""
+        if threshold in self.tried:
+            return self.tried[threshold]
+        started = time.perf_counter()
+        outcome = evaluate(sample, threshold)
+        seconds, score = (float(outcome[0]), float(outcome[1])) if isinstance(outcome, tuple) else \
+            (float(outcome), float(outcome))
+        self.seconds += seconds if self.simulated else time.perf_counter() - started
+        self.runs += 1
+        self.tried[threshold] = score
+        return score
+
+
+def scaled_time(side_seconds: Sequence[float], fixed_seconds: Sequence[float], factor: float) -> float:
+    """The time a run on the whole input would take, predicted from a run on the sample: each part's (CPU side,
+    GPU side, merge) size-dependent time (its time less its fixed cost: launches, transfer latency, calls)
+    times `factor` (input size / sample size), plus the fixed cost; the slower side plus the merge. A part
+    that had no work stays at 0. Without it, a sample's run is dominated by what does not shrink with the
+    input (a GPU's launch and transfer latencies), and the sample's best split is "all on the CPU"."""
+    predicted = []
+    for seconds, fixed in zip(side_seconds, fixed_seconds):
+        predicted.append(0.0 if seconds <= 0 else fixed + factor * max(0.0, seconds - fixed))
+    cpu, gpu, merge = predicted
+    return max(cpu, gpu) + merge
+
+
+def best_of(tried: dict[float, float], among: Iterable[float] | None = None) -> float:
+    """The threshold of the smallest time (ties: the smallest threshold)."""
+    keys = list(tried) if among is None else [t for t in among if t in tried]
+    return min(keys, key=lambda t: (tried[t], t))
+
+
+def coarse_to_fine(watch: Stopwatch, evaluate: Evaluate, sample: Any, *, low: int = 0, high: int = 100,
+                   coarse_step: int = 8, fine_step: int = 1) -> float:
+    """Seed 004 §III-A.2: run every `coarse_step` from low to high (and high), then every `fine_step` within
+    a coarse step of the best; returns the best threshold."""
+    coarse = list(range(low, high + 1, coarse_step))
+    if coarse[-1] != high:
+        coarse.append(high)
+    for t in coarse:
+        watch.run(evaluate, sample, float(t))
+    centre = int(best_of(watch.tried, [float(t) for t in coarse]))
+    fine = range(max(low, centre - coarse_step + fine_step), min(high, centre + coarse_step - fine_step) + 1,
+                 fine_step)
+    for t in fine:
+        watch.run(evaluate, sample, float(t))
+    return best_of(watch.tried)
+
+
+def local_search(watch: Stopwatch, evaluate: Evaluate, sample: Any, start: float, *, low: int = 0,
+                 high: int = 100, radius: int = 8, step: int = 2) -> float:
+    """Seed 004 §IV-A.b's finer search: every `step` within `radius` of `start`, then ±1 around the best."""
+    centre = int(round(start))
+    for t in range(max(low, centre - radius), min(high, centre + radius) + 1, step):
+        watch.run(evaluate, sample, float(t))
+    best = int(best_of(watch.tried))
+    for t in (best - 1, best + 1):
+        if low <= t <= high:
+            watch.run(evaluate, sample, float(t))
+    return best_of(watch.tried)
+
+
+def hill_climb(watch: Stopwatch, evaluate: Evaluate, sample: Any, candidates: Sequence[float],
+               start_index: int | None = None) -> float:
+    """Seed 004 §V-A.2's descent over sorted `candidates`: from `start_index` (default the middle) move to
+    the better neighbour while one is better; returns the candidate reached."""
+    candidates = [float(c) for c in candidates]
+    if not candidates:
+        raise InputError("hill climb: no candidate thresholds")
+    i = len(candidates) // 2 if start_index is None else int(start_index)
+    current = watch.run(evaluate, sample, candidates[i])
+    while True:
+        options = [j for j in (i - 1, i + 1) if 0 <= j < len(candidates)]
+        times = {j: watch.run(evaluate, sample, candidates[j]) for j in options}
+        j = min(times, key=lambda k: times[k]) if times else i
+        if not times or times[j] >= current:
+            return candidates[i]
+        i, current = j, times[j]
+
+
+def induced_subgraph(indptr: np.ndarray, indices: np.ndarray, vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR (indptr, indices) of the subgraph induced by the sorted distinct `vertices`, renumbered 0..k-1 in
+    their order; costs the sampled vertices' degrees (plus one n-byte mask), not the whole graph."""
+    vertices = np.asarray(vertices, dtype=np.int64)
+    n = indptr.shape[0] - 1
+    mask = np.zeros(n, dtype=bool)
+    mask[vertices] = True
+    starts = indptr[vertices].astype(np.int64)
+    lengths = indptr[vertices + 1].astype(np.int64) - starts
+    total = int(lengths.sum())
+    offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
+    neighbours = indices[offsets + np.arange(total)]
+    owner = np.repeat(np.arange(vertices.shape[0]), lengths)
+    keep = mask[neighbours]
+    new_indices = np.searchsorted(vertices, neighbours[keep]).astype(np.int64)
+    new_indptr = np.zeros(vertices.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner[keep], minlength=vertices.shape[0]), out=new_indptr[1:])
+    return new_indptr, new_indices
+
+
+def sample_size(n: int, scale: float = 1.0, *, exponent: float = 0.5, minimum: int = 16) -> int:
+    """⌈scale · n^exponent⌉ clamped to [min(minimum, n), n]: √n for cc and hh, n/4 is spmm's own rule."""
+    if not (isinstance(scale, (int, float)) and math.isfinite(scale) and scale > 0):
+        raise InputError(f"sample scale must be a positive number, got {scale!r}")
+    size = int(math.ceil(scale * n ** exponent))
+    return max(min(minimum, n), min(n, size))
+
+
+def paper_metrics(threshold: float, best_threshold: float, time_at_threshold: float, best_time: float,
+                  estimate_s: float, *, relative_threshold: bool = False) -> dict:
+    """Table I's three metrics (seed 004 §I): threshold difference (percentage points of the CPU share, or
+    for a row-length threshold |t - t_best| / t_best in percent), time difference (slowdown against the best
+    threshold's run, percent) and overhead (estimation time / (estimation + run time), percent)."""
+    if relative_threshold:
+        difference = abs(threshold - best_threshold) / max(abs(best_threshold), 1.0) * 100.0
+    else:
+        difference = abs(threshold - best_threshold)
+    slowdown = (time_at_threshold - best_time) / best_time * 100.0 if best_time > 0 else 0.0
+    total = estimate_s + time_at_threshold
+    return {"threshold": threshold, "best_threshold": best_threshold, "threshold_difference_pct": difference,
+            "time_difference_pct": slowdown, "overhead_pct": estimate_s / total * 100.0 if total > 0 else 0.0,
+            "estimate_s": estimate_s, "run_s": time_at_threshold, "best_run_s": best_time}

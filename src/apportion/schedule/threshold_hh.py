@@ -1,0 +1,121 @@
+"""Row-length threshold of HH-CPU (scale-free SpMM) by sampling (seed 004 §V-A).
+
+Sample: √n rows of A chosen uniformly at random, each with all its nonzeros, their column ids mapped into
+0..√n-1 by a seeded hash (colliding entries are added), so the sample is a √n × √n matrix whose row lengths
+follow A's (up to collisions in long rows) (§V-A.1). Identify: a descent over the sample's distinct row lengths
+from the middle one, moving to the better neighbour while there is one (§V-A.2). Extrapolate: t = f(t') with
+f fitted offline (§V-A.3). The paper's f(t') = t'² comes with no data; ours, t = FIT_A · t'^FIT_B, is fitted by
+`fit_extrapolation` on the generated matrices of benchmarks/threshold.py (docs/threshold.md shows the fit).
+A second extrapolation needs no fit ("share"): t' gives the CPU a share of the sample's products (those through
+rows of B longer than t'); t is the row length that gives the CPU the same share of the input's products.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from apportion.checks import check_seed
+from apportion.errors import InputError
+from apportion.schedule.threshold_common import (Evaluate, Stopwatch, ThresholdEstimate, hill_climb,
+                                                 sample_size)
+
+#: t = FIT_A · t'^FIT_B, fitted by `fit_extrapolation` on 30 (t', t_best) pairs of generated R-MAT and
+#: Barabási–Albert matrices on seed004 (docs/threshold.md, "hh: the extrapolation"): R² = 0.02, i.e. t' says
+#: next to nothing about t — the law is nearly a constant, which is why "share" is the default extrapolation
+FIT_A = 54.524
+FIT_B = -0.246
+
+
+def row_sample(matrix: sp.csr_matrix, rows: int, seed: int = 0) -> sp.csr_matrix:
+    """`rows` random rows of A with their column ids hashed into 0..rows-1 (§V-A.1)."""
+    rng = np.random.default_rng(seed)
+    n = matrix.shape[0]
+    rows = max(1, min(rows, n))
+    chosen = np.sort(rng.choice(n, size=rows, replace=False))
+    picked = matrix[chosen]
+    salt = np.uint64(rng.integers(1, 2**62))
+    with np.errstate(over="ignore"):
+        hashed = (picked.indices.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + salt) >> np.uint64(33)
+    columns = (hashed % np.uint64(rows)).astype(np.int64)
+    sample = sp.csr_matrix((picked.data, columns, picked.indptr), shape=(rows, rows))
+    sample.sum_duplicates()
+    return sample
+
+
+def extrapolate(t_sample: float, a: float = FIT_A, b: float = FIT_B) -> int:
+    """t = a · t'^b, rounded (§V-A.3); t' = 0 (every non-empty row high on the sample) stays 0."""
+    if float(t_sample) <= 0.0:
+        return 0
+    return int(round(a * float(t_sample) ** b))
+
+
+def fit_extrapolation(sample_thresholds, best_thresholds) -> tuple[float, float, float]:
+    """Least squares of log t = log a + b log t' over pairs with t', t > 0: returns (a, b, R²)."""
+    x = np.asarray(sample_thresholds, dtype=float)
+    y = np.asarray(best_thresholds, dtype=float)
+    keep = (x > 0) & (y > 0)
+    if keep.sum() < 2:
+        raise InputError("fit: needs at least two pairs with positive thresholds")
+    lx, ly = np.log(x[keep]), np.log(y[keep])
+    b, log_a = np.polyfit(lx, ly, 1)
+    predicted = log_a + b * lx
+    total = float(((ly - ly.mean()) ** 2).sum())
+    r2 = 1.0 - float(((ly - predicted) ** 2).sum()) / total if total > 0 else 1.0
+    return float(np.exp(log_a)), float(b), r2
+
+
+def products_through_rows(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """(row lengths, products of A×A that pass through each row j of B = A: nnz(column j) · nnz(row j))."""
+    lengths = np.diff(matrix.indptr)
+    return lengths, np.bincount(matrix.indices, minlength=matrix.shape[0]) * lengths
+
+
+def cpu_share(matrix: sp.csr_matrix, threshold: float) -> float:
+    """The share of A×A's products through rows longer than `threshold` (the CPU's in Algorithm 3)."""
+    lengths, through = products_through_rows(matrix)
+    total = float(through.sum())
+    return float(through[lengths > threshold].sum()) / total if total > 0 else 0.0
+
+
+def threshold_for_share(matrix: sp.csr_matrix, share: float) -> int:
+    """The row length t whose CPU share of the products is closest to `share`."""
+    lengths, through = products_through_rows(matrix)
+    distinct = np.unique(np.concatenate(([0], lengths)))
+    order = np.argsort(lengths, kind="stable")
+    suffix = np.concatenate((np.cumsum(through[order][::-1])[::-1], [0]))
+    total = float(through.sum()) or 1.0
+    above = suffix[np.searchsorted(lengths[order], distinct, side="right")] / total
+    return int(distinct[int(np.argmin(np.abs(above - share)))])
+
+
+EXTRAPOLATIONS = ("fit", "share")
+
+
+def estimate_hh_threshold(matrix: sp.csr_matrix, evaluate: Evaluate, *, simulated: bool, seed: int = 0,
+                          scale: float = 1.0, a: float = FIT_A, b: float = FIT_B,
+                          extrapolation: str = "share",
+                          host_seconds_per_operation: float | None = None) -> ThresholdEstimate:
+    """Seed 004 §V-A: sample `scale`·√n rows, descend over the sample's row lengths, then t = a·t'^b ("fit")
+    or the t of the same CPU share of the products ("share", module docstring)."""
+    seed = check_seed(seed)
+    if extrapolation not in EXTRAPOLATIONS:
+        raise InputError(f"unknown hh extrapolation {extrapolation!r}; choose one of {', '.join(EXTRAPOLATIONS)}")
+    watch = Stopwatch(simulated, host_seconds_per_operation)
+    n = matrix.shape[0]
+    sample = watch.host(row_sample, matrix, sample_size(n, scale), seed,
+                        operations=lambda s: s.shape[0] * (1.0 + matrix.nnz / max(n, 1)))
+    lengths = np.diff(sample.indptr)
+    candidates = np.unique(np.concatenate(([0], lengths)))
+    t_sample = hill_climb(watch, evaluate, sample, candidates)
+    if extrapolation == "fit":
+        threshold = extrapolate(t_sample, a, b)
+    else:
+        threshold = watch.host(lambda: threshold_for_share(matrix, cpu_share(sample, t_sample)),
+                               operations=lambda _t: matrix.nnz + n * np.log2(max(n, 2)))  # counts + a sort
+    return ThresholdEstimate(threshold=float(threshold), seconds=watch.seconds, method=f"sample-{extrapolation}",
+                             runs=watch.runs, tried=dict(watch.tried),
+                             sample={"rows": sample.shape[0], "nonzeros": int(sample.nnz),
+                                     "sample_threshold": float(t_sample),
+                                     "largest_row": int(lengths.max()) if lengths.size else 0,
+                                     "input_largest_row": int(np.diff(matrix.indptr).max())})

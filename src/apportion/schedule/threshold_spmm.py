@@ -1,0 +1,53 @@
+"""Split percentage of the heterogeneous SpMM by sampling (seed 004 §IV-A).
+
+Sample: a principal submatrix A' = A[S, S] of n/4 rows and columns S chosen uniformly at random (kept in
+their order, as the split is a row prefix), so each row keeps about a quarter of its nonzeros (§IV-A.a).
+Identify: a race: both devices compute A'×A' from the first row on, and the first to finish stops the other;
+the work each has done in the time gives the devices' speeds and a first split r0 = the CPU's share of the
+speed (§IV-A.b). A finer search follows: Algorithm 2 on the sample every 2 points within 8 of r0, then ±1
+around the best. Extrapolate: r = r'.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+from apportion.checks import check_seed
+from apportion.schedule.threshold_common import Evaluate, Stopwatch, ThresholdEstimate, local_search
+
+#: the sample has n / SAMPLE_DIVISOR rows and columns (the paper's K = 4)
+SAMPLE_DIVISOR = 4
+#: race(sample) -> (the CPU's share of the speed in percent, seconds the race took)
+Race = Callable[[Any], "tuple[float, float]"]
+
+
+def principal_sample(matrix: sp.csr_matrix, size: int, seed: int = 0) -> sp.csr_matrix:
+    """A[S, S] for `size` indices S drawn uniformly without replacement, in their order."""
+    rng = np.random.default_rng(seed)
+    n = matrix.shape[0]
+    chosen = np.sort(rng.choice(n, size=max(1, min(size, n)), replace=False))
+    return matrix[chosen][:, chosen].tocsr()
+
+
+def estimate_spmm_threshold(matrix: sp.csr_matrix, evaluate: Evaluate, race: Race, *, simulated: bool,
+                            seed: int = 0, scale: float = 1.0,
+                            host_seconds_per_operation: float | None = None) -> ThresholdEstimate:
+    """Seed 004 §IV-A: sample n/4 × n/4 (times `scale`), race for r0, search finer around it; r = r'.
+    Sampling costs the chosen rows' nonzeros and the sample's rows."""
+    seed = check_seed(seed)
+    watch = Stopwatch(simulated, host_seconds_per_operation)
+    n = matrix.shape[0]
+    size = max(1, min(n, int(round(scale * n / SAMPLE_DIVISOR))))
+    sample = watch.host(principal_sample, matrix, size, seed,
+                        operations=lambda s: s.shape[0] * (1.0 + matrix.nnz / max(n, 1)))
+    share, race_seconds = race(sample)
+    watch.seconds += race_seconds
+    best = local_search(watch, evaluate, sample, share)
+    return ThresholdEstimate(threshold=float(best), seconds=watch.seconds, method="sample", runs=watch.runs + 1,
+                             tried=dict(watch.tried),
+                             sample={"rows": sample.shape[0], "nonzeros": int(sample.nnz), "race_share": share,
+                                     "input_nonzeros_per_row": matrix.nnz / max(n, 1),
+                                     "nonzeros_per_row": sample.nnz / max(sample.shape[0], 1)})

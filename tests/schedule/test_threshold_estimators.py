@@ -1,0 +1,165 @@
+"""Seed 004's threshold estimators: the samplers keep what they should, the searches find the best of what
+they try, the extrapolation fit recovers a known law, the metrics follow Table I's definitions, and the
+estimates are reproducible by seed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from apportion.apps.threshold import candidates, compare_threshold, equivalent_threshold, find_threshold
+from apportion.errors import InputError
+from apportion.graph.generate import generate
+from apportion.schedule.threshold_baselines import (exhaustive_search, naive_average, naive_static,
+                                                    naive_static_row_length)
+from apportion.schedule.threshold_cc import induced_sample, walk_sample
+from apportion.schedule.threshold_common import (Stopwatch, coarse_to_fine, hill_climb, induced_subgraph,
+                                                 local_search, paper_metrics, sample_size, scaled_time)
+from apportion.schedule.threshold_hh import (cpu_share, extrapolate, fit_extrapolation, row_sample,
+                                             threshold_for_share)
+from apportion.schedule.threshold_spmm import principal_sample
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def v_shaped(best):
+    return lambda _sample, t: 1.0 + abs(t - best)
+
+
+def test_induced_subgraph_equals_the_graphs_own():
+    graph = generate("rgg", 2000, seed=3)
+    vertices = np.sort(np.random.default_rng(1).choice(graph.n, 300, replace=False))
+    indptr, indices = induced_subgraph(graph.indptr, graph.indices, vertices)
+    expected, _ids = graph.subgraph(vertices)
+    assert np.array_equal(indptr, expected.indptr) and np.array_equal(indices, expected.indices)
+
+
+def test_samples_have_sqrt_n_vertices_and_the_walk_keeps_edges_the_induced_sample_loses():
+    graph = generate("delaunay", 1 << 14, seed=1)
+    size = sample_size(graph.n)
+    assert size == 128
+    induced, walk = induced_sample(graph, size, seed=5), walk_sample(graph, size, seed=5)
+    assert induced.n == walk.n == size
+    assert walk.m > 10 * max(induced.m, 1)  # the paper's nearly edgeless sample, and one that is not
+    assert induced_sample(graph, size, seed=5).m == induced.m  # same seed, same sample
+
+
+def test_principal_and_row_samples_have_the_papers_shapes():
+    matrix = generate("rmat", 1 << 12, seed=2).to_scipy()
+    principal = principal_sample(matrix, 1024, seed=1)
+    assert principal.shape == (1024, 1024)
+    rows = row_sample(matrix, 64, seed=1)
+    assert rows.shape == (64, 64)
+    assert np.diff(rows.indptr).max() <= min(64, np.diff(matrix.indptr).max())
+
+
+def test_coarse_to_fine_runs_step_8_then_step_1_and_finds_the_minimum():
+    watch = Stopwatch(simulated=True)
+    assert coarse_to_fine(watch, v_shaped(37), None) == 37
+    coarse = set(range(0, 101, 8)) | {100}
+    assert coarse <= set(watch.tried) and set(range(33, 47)) <= set(watch.tried)
+    assert watch.runs == len(watch.tried) and watch.seconds == pytest.approx(sum(watch.tried.values()))
+
+
+def test_local_search_and_hill_climb_reach_the_minimum_of_a_unimodal_curve():
+    assert local_search(Stopwatch(True), v_shaped(61), None, 55) == 61
+    watch = Stopwatch(True)
+    values = [0, 1, 2, 3, 5, 8, 13, 21, 34]
+    assert hill_climb(watch, v_shaped(21), None, values) == 21
+    assert watch.runs < len(values) + 1
+
+
+def test_the_fit_recovers_a_power_law():
+    x = np.array([2, 3, 5, 8, 13, 21])
+    a, b, r2 = fit_extrapolation(x, 1.5 * x ** 1.7)
+    assert a == pytest.approx(1.5) and b == pytest.approx(1.7) and r2 == pytest.approx(1.0)
+    assert extrapolate(4, 1.0, 2.0) == 16
+    assert extrapolate(0, 50.0, -0.3) == 0 and extrapolate(2, 50.0, -1.0) == 25
+    with pytest.raises(InputError):
+        fit_extrapolation([0, 1], [1, 0])
+
+
+def test_paper_metrics_follow_table_one():
+    m = paper_metrics(40, 50, 1.2, 1.0, 0.3)
+    assert m["threshold_difference_pct"] == 10 and m["time_difference_pct"] == pytest.approx(20)
+    assert m["overhead_pct"] == pytest.approx(0.3 / 1.5 * 100)
+    assert paper_metrics(15, 10, 1, 1, 0, relative_threshold=True)["threshold_difference_pct"] == pytest.approx(50)
+
+
+def test_baselines():
+    search = exhaustive_search(None, v_shaped(12), range(0, 30), simulated=True)
+    assert search.threshold == 12 and search.runs == 30
+    assert naive_static(0.259).threshold == 26
+    assert naive_average([10, 20, 60]).threshold == 30
+    lengths = np.array([1, 1, 2, 10])
+    work = lengths * 1.0  # total 14: rows longer than 2 carry 10/14, longer than 1 carry 12/14
+    assert naive_static_row_length(lengths, work, 0.75).threshold == 2
+    assert naive_static_row_length(lengths, work, 0.9).threshold == 1
+
+
+def test_find_threshold_is_reproducible_and_compare_reports_the_papers_keys():
+    graph = generate("delaunay", 1 << 12, seed=4)
+    first = find_threshold("cc", graph, "seed004", seed=3)
+    assert first.threshold == find_threshold("cc", graph, "seed004", seed=3).threshold
+    assert first.sample["vertices"] == 64 and first.runs >= 14
+    report = compare_threshold("spmm", graph, "seed004", "sample", seed=1)
+    for key in ("threshold", "best_threshold", "threshold_difference_pct", "time_difference_pct",
+                "overhead_pct", "estimate_s", "run_s"):
+        assert key in report
+    assert report["best_run_s"] == min(report["curve"].values())
+    assert report["run_s"] >= report["best_run_s"]
+
+
+def test_hh_estimate_and_its_equivalent_threshold():
+    matrix = generate("rmat", 1 << 12, seed=1).to_scipy()
+    estimate = find_threshold("hh", matrix, "seed004", seed=2)
+    assert estimate.threshold >= 0 and estimate.sample["rows"] == 64
+    grid = candidates("hh", sp.csr_matrix(matrix))
+    assert grid[0] == 0 and len(grid) <= 96
+    lengths = np.unique(np.diff(matrix.indptr))
+    assert equivalent_threshold("hh", sp.csr_matrix(matrix), lengths[3] + 0.5) == lengths[3]
+
+
+def test_methods_and_options_are_checked():
+    graph = generate("grid2d", 400, seed=0)
+    with pytest.raises(InputError, match="unknown threshold method"):
+        find_threshold("cc", graph, "seed004", "guess")
+    with pytest.raises(InputError, match="other inputs"):
+        find_threshold("cc", graph, "seed004", "average")
+    with pytest.raises(InputError, match="unknown cc sampler"):
+        find_threshold("cc", graph, "seed004", sampler="snowball")
+    with pytest.raises(InputError, match="cc only"):
+        find_threshold("spmm", graph, "seed004", sampler="walk")
+    assert find_threshold("cc", graph, "seed004", "average", others=[10, 30]).threshold == 20
+    assert find_threshold("cc", graph, "seed004", "static").threshold == 26  # 1497.6 / (1497.6 + 4291.2)
+
+
+def test_scaled_time_scales_what_depends_on_size_and_keeps_fixed_costs():
+    # CPU 3 s of which 1 fixed, GPU 2 s of which 1.5 fixed, merge 0.5 of which 0.5 fixed; input 10x the sample
+    assert scaled_time((3.0, 2.0, 0.5), (1.0, 1.5, 0.5), 10.0) == pytest.approx(max(1 + 20, 1.5 + 5) + 0.5)
+    assert scaled_time((0.0, 2.0, 0.0), (1.0, 1.5, 0.5), 10.0) == pytest.approx(6.5)  # an idle side stays idle
+
+
+def test_scaled_timing_is_used_by_default_for_cc_and_can_be_turned_off():
+    graph = generate("delaunay", 1 << 12, seed=4)
+    assert find_threshold("cc", graph, "seed004").method == "sample-walk (scaled)"
+    raw = find_threshold("cc", graph, "seed004", timing="raw")
+    assert raw.method == "sample-walk (raw)"
+    with pytest.raises(InputError, match="unknown timing"):
+        find_threshold("cc", graph, "seed004", timing="cooked")
+
+
+def test_share_extrapolation_finds_the_row_length_of_the_same_product_share():
+    # rows of lengths 1, 1, 2, 3 (columns spread so each column count is 1 or 2)
+    dense = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0]], dtype=float)
+    matrix = sp.csr_matrix(dense)
+    lengths = np.diff(matrix.indptr)
+    through = (dense != 0).sum(axis=0) * lengths  # products through row j of B: nnz(column j) * nnz(row j)
+    assert cpu_share(matrix, 1) == pytest.approx(through[lengths > 1].sum() / through.sum())
+    assert cpu_share(matrix, 3) == 0.0 and cpu_share(matrix, 0) == 1.0
+    for t in (0, 1, 2, 3):  # the smallest row length of the same share (2 and 3 both give 0: column 3 is empty)
+        share = cpu_share(matrix, t)
+        found = threshold_for_share(matrix, share)
+        assert cpu_share(matrix, found) == share and found <= t
+    assert threshold_for_share(matrix, 0.0) == 2
