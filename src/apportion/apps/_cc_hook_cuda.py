@@ -65,10 +65,14 @@ class DeviceForest:
             return self.parent.copy_to_host()[:self.n]
 
 
-def hook_segment_cuda(forest: DeviceForest, sources, targets, *, stream):
-    """The CUDA twin of `hook_segment`: hook every edge (sources[i], targets[i]) of one segment (device arrays)
-    into the resident forest."""
+def hook_into(parent, sources, targets, stream) -> None:
+    """Hook every edge (sources[i], targets[i]) (device arrays) into the forest `parent` (a device array)."""
     count = sources.shape[0]
     if count:
         threads = min(BLOCK, 32 * ((count + 31) // 32))
-        _hook[(count + threads - 1) // threads, threads, stream](forest.parent, sources, targets)
+        _hook[(count + threads - 1) // threads, threads, stream](parent, sources, targets)
+
+
+def hook_segment_cuda(forest: DeviceForest, sources, targets, *, stream):
+    """The CUDA twin of `hook_segment`: hook every edge of one segment (device arrays) into the resident forest."""
+    hook_into(forest.parent, sources, targets, stream)

@@ -10,12 +10,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from apportion.apps._split_cc_kernels import dfs_parts, merge_cross_edges, shiloach_vishkin
 from apportion.apps.split_common import (DevicePair, SplitRun, check_percent, device_pair, run_both, run_on,
                                          simulated_seconds)
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
+from apportion.platform.cuda import CudaKernel
+from apportion.platform.device import KernelSet
 
 WORKLOAD = "cc"
+# a CUDA device runs the GPU side and the merge with numba-cuda kernels (apps/_split_cc_cuda.py); they hand back
+# the arrays the CPU kernels fill in place, which `_take_back` copies into the host's
+SV_KERNELS = KernelSet(cpu=shiloach_vishkin, gpu=CudaKernel("apportion.apps._split_cc_cuda", "shiloach_vishkin_cuda"),
+                       name="shiloach_vishkin")
+MERGE_KERNELS = KernelSet(cpu=merge_cross_edges,
+                          gpu=CudaKernel("apportion.apps._split_cc_cuda", "merge_cross_edges_cuda"),
+                          name="merge_cross_edges")
 
 
 def check_graph(graph: Graph) -> Graph:
@@ -32,8 +42,6 @@ def split_connected_components(graph: Graph, threshold: float, platform, *, pair
     """Algorithm 1 with the CPU's share `threshold` (percent of the vertices) on `platform` (or `pair`).
 
     Returns a SplitRun whose result is the label array (int64, smallest vertex of each component)."""
-    from apportion.apps._split_cc_kernels import dfs_parts, merge_cross_edges, shiloach_vishkin
-
     graph = check_graph(graph)
     t = check_percent(threshold)
     pair = pair or device_pair(platform)
@@ -51,9 +59,16 @@ def split_connected_components(graph: Graph, threshold: float, platform, *, pair
     counters = np.zeros(2, np.int64)
     count_cpu, count_gpu, cpu_s, gpu_s, wall = run_both(
         pair, (dfs_parts, (indptr, indices, bounds, labels, stack, cross_cpu, part_ops)),
-        (shiloach_vishkin, (indptr, indices, n_cpu, n, labels, cross_gpu, counters)))
-    merge_ops, merge_s = run_on(pair.gpu, pair.simulated, merge_cross_edges, labels, cross_cpu, count_cpu,
+        (SV_KERNELS, (indptr, indices, n_cpu, n, labels, cross_gpu, counters)))
+    if isinstance(count_gpu, tuple):  # a CUDA device: its labels of [n_cpu, n), cross edges and counters
+        count_gpu, gpu_labels, gpu_cross, gpu_counters = count_gpu
+        labels[n_cpu:] = gpu_labels[n_cpu:]
+        cross_gpu[:count_gpu] = gpu_cross[:count_gpu]
+        counters[:] = gpu_counters
+    merge_ops, merge_s = run_on(pair.gpu, pair.simulated, MERGE_KERNELS, labels, cross_cpu, count_cpu,
                                 cross_gpu, count_gpu)
+    if isinstance(merge_ops, tuple):
+        merge_ops, labels[:] = merge_ops
     details = {"cpu_vertices": n_cpu, "gpu_vertices": n - n_cpu, "cpu_parts": parts,
                "cpu_operations": int(part_ops.sum()), "gpu_operations": int(counters[0]),
                "gpu_rounds": int(counters[1]), "cross_edges": int(count_cpu + count_gpu)}

@@ -13,7 +13,8 @@ run at the same time, then merges. Here the two sides are two devices of a platf
   counts the kernels report (`simulated_seconds`), so the best threshold still depends on the input.
 
 The first device of a real platform runs the CPU algorithm, the second the GPU algorithm; on a simulated
-platform the devices' roles decide. A CUDA device has no kernels for these algorithms yet (UnavailableError).
+platform the devices' roles decide. A CUDA device as the second device runs the GPU sides' numba-cuda kernels
+(apps/_split_cc_cuda.py, apps/_split_spmm_cuda.py).
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from apportion.errors import InputError, UnavailableError
+from apportion.errors import InputError
 from apportion.platform.cpu import CPUDevice
-from apportion.platform.device import KIND_GPU, Device, Work
+from apportion.platform.device import KIND_GPU, Device, KernelSet, Work
 from apportion.platform.platform import Platform, resolve_platform
 from apportion.platform.simulated import SimulatedDevice
 from apportion.platform.throttled import ThrottledDevice
@@ -74,11 +75,12 @@ def device_pair(platform: Any) -> DevicePair:
         cpu = cpus[0] if cpus else devices[0]
         gpu = gpus[0] if gpus else next(d for d in devices if d is not cpu)
         return DevicePair(cpu, gpu, True, platform.name)
-    for device in devices[:2]:
-        if device.implementation == KIND_GPU:
-            raise UnavailableError(f"device {device.name}: the split algorithms have no CUDA kernels yet; use "
-                                   "two CPU devices (local-pair) or a simulated platform (seed004)")
-    return DevicePair(devices[0], devices[1], False, platform.name)
+    cpus = [d for d in devices if d.implementation != KIND_GPU]
+    if not cpus:
+        raise InputError(f"platform {platform.name}: a split algorithm's CPU side needs a CPU device")
+    cpu = cpus[0]
+    gpus = [d for d in devices if d.implementation == KIND_GPU]
+    return DevicePair(cpu, gpus[0] if gpus else next(d for d in devices if d is not cpu), False, platform.name)
 
 
 @dataclass
@@ -136,8 +138,8 @@ def run_both(pair: DevicePair, cpu_job: tuple[Callable, tuple], gpu_job: tuple[C
     """
     started = time.perf_counter()
     if pair.simulated:
-        cpu_result = cpu_job[0](*cpu_job[1])
-        gpu_result = gpu_job[0](*gpu_job[1])
+        cpu_result = KernelSet.coerce(cpu_job[0]).cpu(*cpu_job[1])
+        gpu_result = KernelSet.coerce(gpu_job[0]).cpu(*gpu_job[1])
         return cpu_result, gpu_result, None, None, time.perf_counter() - started
     # the GPU side runs on one long-lived helper thread: starting a thread per run would cost more than a
     # run on a small sample (the estimators make dozens of them)
@@ -166,7 +168,7 @@ def _helper():
 def run_on(device: Device, simulated: bool, kernel: Callable, *args):
     """Run one step (a merge) on `device`: (result, seconds); seconds None on a simulated device."""
     if simulated:
-        return kernel(*args), None
+        return KernelSet.coerce(kernel).cpu(*args), None
     execution = device.run(kernel, *args)
     return execution.result, _side_seconds(execution)
 

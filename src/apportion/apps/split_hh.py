@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from apportion.apps.split_common import DevicePair, SplitRun, device_pair, run_both, run_on, simulated_seconds
-from apportion.apps.split_spmm import NONZERO_BYTES, POINTER_BYTES, check_square_matrix, gpu_operations
+from apportion.apps.split_spmm import GUSTAVSON_KERNELS, NONZERO_BYTES, POINTER_BYTES, check_square_matrix, gpu_operations
 from apportion.checks import integer
 
 WORKLOAD = "spmm"
@@ -29,8 +29,6 @@ def split_hh_spmm(matrix, threshold: int, platform, *, pair: DevicePair | None =
     """Algorithm 3 for A×A: rows with more than `threshold` nonzeros are high (the CPU's), on `platform`.
 
     Returns a SplitRun whose result is A×A as SciPy CSR."""
-    from apportion.apps._split_spmm_kernels import gustavson_rows
-
     matrix = check_square_matrix(matrix, "hh")
     if isinstance(threshold, float) and threshold.is_integer():
         threshold = int(threshold)
@@ -42,8 +40,8 @@ def split_hh_spmm(matrix, threshold: int, platform, *, pair: DevicePair | None =
     low = (1 - high).astype(np.uint8)
     ptr, idx, val = matrix.indptr, matrix.indices, matrix.data
     args = (ptr, idx, val, ptr, idx, val, n, 0, n)
-    cpu_part, gpu_part, cpu_s, gpu_s, wall = run_both(pair, (gustavson_rows, args + (high,)),
-                                                      (gustavson_rows, args + (low,)))
+    cpu_part, gpu_part, cpu_s, gpu_s, wall = run_both(pair, (GUSTAVSON_KERNELS, args + (high,)),
+                                                      (GUSTAVSON_KERNELS, args + (low,)))
     product, merge_s = run_on(pair.cpu, pair.simulated, _add_parts, cpu_part, gpu_part, n)
     high_rows = int(high.sum())
     details = {"high_rows": high_rows, "low_rows": n - high_rows,

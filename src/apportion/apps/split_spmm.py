@@ -10,11 +10,17 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from apportion.apps._split_spmm_kernels import gustavson_rows, row_work, warp_lane_operations
 from apportion.apps.split_common import (WARP, DevicePair, SplitRun, check_percent, device_pair, run_both, run_on,
                                          simulated_seconds)
 from apportion.errors import InputError
+from apportion.platform.cuda import CudaKernel
+from apportion.platform.device import KernelSet
 
 WORKLOAD = "spmm"
+# a CUDA device computes its rows with the numba-cuda twin (apps/_split_spmm_cuda.py): the same rows, columns sorted
+GUSTAVSON_KERNELS = KernelSet(cpu=gustavson_rows, gpu=CudaKernel("apportion.apps._split_spmm_cuda", "gustavson_rows_cuda"),
+                              name="gustavson_rows")
 #: bytes of one CSR nonzero (8-byte index, 8-byte value) and of one row pointer
 NONZERO_BYTES = 16.0
 POINTER_BYTES = 8.0
@@ -39,8 +45,6 @@ def check_square_matrix(matrix, app: str = "spmm") -> sp.csr_matrix:
 
 def work_per_row(matrix: sp.csr_matrix) -> np.ndarray:
     """L_AB of A×A: the products of each row (§IV)."""
-    from apportion.apps._split_spmm_kernels import row_work
-
     out = np.zeros(matrix.shape[0], np.int64)
     row_work(matrix.indptr, matrix.indices, matrix.indptr, out)
     return out
@@ -63,8 +67,6 @@ def split_row(work: np.ndarray, percent: float) -> int:
 
 def gpu_operations(products: np.ndarray) -> int:
     """Lane operations of a GPU giving one row to each thread (a warp waits for its longest row) plus rows."""
-    from apportion.apps._split_spmm_kernels import warp_lane_operations
-
     return int(warp_lane_operations(products, WARP)) + int(products.shape[0])
 
 
@@ -74,8 +76,6 @@ def split_spmm(matrix, threshold: float, platform, *, pair: DevicePair | None = 
 
     `work` (optional) is `work_per_row(matrix)` when the caller already has it. Returns a SplitRun whose result
     is A×A as SciPy CSR."""
-    from apportion.apps._split_spmm_kernels import gustavson_rows
-
     matrix = check_square_matrix(matrix)
     r = check_percent(threshold)
     pair = pair or device_pair(platform)
@@ -85,8 +85,8 @@ def split_spmm(matrix, threshold: float, platform, *, pair: DevicePair | None = 
     keep = np.ones(n, np.uint8)
     ptr, idx, val = matrix.indptr, matrix.indices, matrix.data
     args = (ptr, idx, val, ptr, idx, val, n)
-    cpu_part, gpu_part, cpu_s, gpu_s, wall = run_both(pair, (gustavson_rows, args + (0, split, keep)),
-                                                      (gustavson_rows, args + (split, n, keep)))
+    cpu_part, gpu_part, cpu_s, gpu_s, wall = run_both(pair, (GUSTAVSON_KERNELS, args + (0, split, keep)),
+                                                      (GUSTAVSON_KERNELS, args + (split, n, keep)))
     product, merge_s = run_on(pair.cpu, pair.simulated, _stack_rows, cpu_part, gpu_part, n)
     details = {"split_row": split, "cpu_rows": split, "gpu_rows": n - split,
                "cpu_products": int(cpu_part[3].sum()), "gpu_products": int(gpu_part[3].sum())}
@@ -120,8 +120,6 @@ def race_spmm(sample: sp.csr_matrix, pair: DevicePair, pieces: int = 16) -> tupl
     each device's model time for the whole sample (the race's outcome without running it twice)."""
     import threading
 
-    from apportion.apps._split_spmm_kernels import gustavson_rows
-
     sample = check_square_matrix(sample)
     if pair.simulated:
         cpu_alone = split_spmm(sample, 100.0, None, pair=pair).time_s
@@ -145,7 +143,7 @@ def race_spmm(sample: sp.csr_matrix, pair: DevicePair, pieces: int = 16) -> tupl
             if k > 0 and stop.is_set():  # every side finishes its first piece: a speed needs some work
                 break
             lo, hi = bounds[k], bounds[k + 1]
-            execution = device.run(gustavson_rows, ptr, idx, val, ptr, idx, val, n, lo, hi, keep)
+            execution = device.run(GUSTAVSON_KERNELS, ptr, idx, val, ptr, idx, val, n, lo, hi, keep)
             timing = execution.timing
             used += timing.dedicated_s if timing.dedicated_s is not None else timing.total_s
             done += float(prefix[hi] - prefix[lo]) + (hi - lo)
