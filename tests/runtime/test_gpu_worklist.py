@@ -52,10 +52,15 @@ def test_a_cuda_device_alone_does_the_whole_run_and_counts_its_work():
     assert any(interval.kind == "compute" for interval in result.trace.intervals)
 
 
-def test_cuda_devices_on_ray_are_refused_in_one_line():
-    graph = apportion.generate("grid2d", rows=3, cols=3)
-    with pytest.raises(InputError, match="threads transport only"):
-        bfs(graph, 0, devices=[CUDADevice(0)], transport="ray")
+@pytest.mark.ray
+def test_bfs_and_pagerank_on_ray_with_a_cpu_and_a_cuda_actor(local_ray):
+    graph = apportion.generate("grid2d", rows=6, cols=7)  # connected: every device has work
+    devices = [CPUDevice(1, name="cpu"), CUDADevice(0)]
+    levels = bfs(graph, 0, devices=devices, transport="ray", placement="random", seed=1)
+    np.testing.assert_array_equal(levels.values, bfs_reference(graph, 0))
+    assert levels.transport == "ray" and levels.per_device[1] > 0
+    ranks = pagerank(graph, devices=devices, transport="ray", placement="random", seed=1)
+    assert np.abs(ranks.values - pagerank_reference(graph)).sum() <= 1e-3
 
 
 @settings(max_examples=4, deadline=None)

@@ -180,6 +180,16 @@ class CUDADevice(Device):
     def describe(self) -> dict:
         return {**super().describe(), "index": self.index, "gpu": self.gpu_name, "simulator": self.on_simulator}
 
+    def __getstate__(self) -> dict:
+        # a Ray actor receives the device by pickle: the numba.cuda module is looked up again on arrival
+        state = dict(self.__dict__)
+        state["_cuda"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._cuda = _numba_cuda()
+
 
 def _numba_to_host(cuda, value, stream):
     if hasattr(value, "copy_to_host"):  # a device array (real or simulated)

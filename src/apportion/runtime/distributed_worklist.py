@@ -19,8 +19,8 @@ a thread boundary, never a single item) and the compiled kernel that does the wo
 - `gpu_worker`: how a CUDA device runs the program, or None (CUDA devices refused): a factory
   `(device, indptr, indices, weights, owner, me, values, extra) -> state` whose `step(in_v, in_d, budget,
   counts)` does one batch with the graph, the values and the worklist resident on the GPU and `download()`
-  brings the values (and the extra state) back (apps/_worklist_cuda.py: BFS, SSSP, CC, PageRank). Threads
-  transport only.
+  brings the values (and the extra state) back (apps/_worklist_cuda.py: BFS, SSSP, CC, PageRank); on threads
+  and on Ray alike.
 
 Every device holds a copy of every vertex's value (the paper's layout); owners hold the true values, the others
 halo copies. `DistributedWorklist.run()` starts a transport (transports/threads.py) and gathers the owners'
@@ -244,8 +244,6 @@ class DistributedWorklist:
         on on the survivors (see `_recover`); when every device died, or on Ray, the DeviceFailure is raised."""
         if transport not in TRANSPORTS:
             raise InputError(f"unknown transport {transport!r}; choose one of {', '.join(TRANSPORTS)}")
-        if transport == "ray" and any(d.implementation != KIND_CPU for d in self.devices):
-            raise InputError("CUDA devices run worklist programs on the threads transport only, not on Ray")
         seeds = np.asarray(seeds, dtype=np.int64)
         seed_values = np.asarray(seed_values, dtype=self.program.dtype)
         started = time.perf_counter()

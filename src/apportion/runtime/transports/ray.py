@@ -22,13 +22,13 @@ import time
 
 import numpy as np
 
-from apportion.platform.device import DeviceFailure
+from apportion.platform.device import KIND_CPU, DeviceFailure
 from apportion.platform.ray import actor_class, connect, kill_actors, ray_module
 from apportion.runtime.worklist import LocalWorklist, wl_min_deferred
 
 class WorklistActor:
     """One device of a distributed worklist on a Ray actor (made one by `platform.ray.actor_class`): its values,
-    worklist and out buffers."""
+    worklist and out buffers — on the GPU for a CUDA device (the program's `gpu_worker`, as on threads)."""
 
     def __init__(self, device, index, k, indptr, indices, owner, program, n, batch, out_capacity, splits):
         self.device, self.me, self.k = device, index, k
@@ -41,6 +41,10 @@ class WorklistActor:
         self.out_d = np.empty(out_capacity, dtype=program.dtype)
         self.out_dest = np.empty(out_capacity, dtype=np.int32)
         self.counts = np.zeros(6, dtype=np.int64)
+        self.resident = None
+        if device.implementation != KIND_CPU:
+            self.resident = program.gpu_worker(device, indptr, indices, program.weights, owner, index, self.values,
+                                               self.extra)
 
     def step(self, batches, threshold, promote):
         program, me = self.program, self.me
@@ -61,10 +65,14 @@ class WorklistActor:
         wl = self.worklist
         flags, queue, qstate, deferred, dstate = wl.arrays()
         started = time.time()
-        self.device.run(program.kernel, self.indptr, self.indices, program.weights, self.owner, me,
-                        self.values, flags, queue, qstate, deferred, dstate, in_v, in_d, float(threshold),
-                        self.batch, bool(promote), self.out_v, self.out_d, self.out_dest, self.counts,
-                        self.extra)
+        if self.resident is None:
+            self.device.run(program.kernel, self.indptr, self.indices, program.weights, self.owner, me,
+                            self.values, flags, queue, qstate, deferred, dstate, in_v, in_d, float(threshold),
+                            self.batch, bool(promote), self.out_v, self.out_d, self.out_dest, self.counts,
+                            self.extra)
+        else:  # the GPU processes its whole queue and defers nothing (apps/_worklist_cuda.py)
+            self.out_v, self.out_d, self.out_dest, _, _ = self.resident.step(in_v, in_d, self.batch, self.counts)
+            qstate[2] = self.resident.queued
         finished = time.time()
         processed, pushed, consumed_in, n_out, edges = (int(c) for c in self.counts[:5])
         messages = [(None, fv, fd) for fv, fd in forwards]
@@ -84,9 +92,13 @@ class WorklistActor:
         return True
 
     def output(self):
+        if self.resident is not None:
+            self.resident.download()
         return self.program.output(self)
 
     def values_array(self):
+        if self.resident is not None:
+            self.resident.download()
         return self.values
 
 
@@ -102,9 +114,13 @@ def run_ray(run, seeds: np.ndarray, seed_values: np.ndarray, cluster: str | None
     n = run.graph.n
     out_capacity = len(run.states[0].out_v)
     made = actor_class(WorklistActor)
-    actors = [made.options(num_cpus=per_actor).remote(state.device, state.index, run.k, indptr, indices,
-                                                      run.owner, run.program, n, run.batch, out_capacity, splits)
-              for state in run.states]
+    # a real GPU is a Ray resource the actor reserves; the CUDA simulator runs on the actor's CPU
+    gpus = [0.0 if state.device.implementation == KIND_CPU or getattr(state.device, "on_simulator", False) else 1.0
+            for state in run.states]
+    actors = [made.options(num_cpus=per_actor, num_gpus=gpu).remote(state.device, state.index, run.k, indptr,
+                                                                     indices, run.owner, run.program, n, run.batch,
+                                                                     out_capacity, splits)
+              for state, gpu in zip(run.states, gpus)]
     try:
         _drive(run, actors, seeds, seed_values, ray)
         if any(state.failed for state in run.states):
