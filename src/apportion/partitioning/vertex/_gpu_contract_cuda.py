@@ -174,3 +174,18 @@ def project_cuda(cmap, coarse_part, stream=0):
     part = cuda.device_array(max(n, 1), dtype=np.int32, stream=stream)
     _project[blocks_for(n), BLOCK, stream](cmap, coarse_part, part)
     return part[:n]
+
+
+@cuda.jit(cache=False)
+def _restrict(cmap, blocks, coarse_blocks):
+    v = cuda.grid(1)
+    if v < cmap.shape[0]:
+        coarse_blocks[cmap[v]] = blocks[v]  # every member of a cluster is in one block: one value per slot
+
+
+def restrict_cuda(cmap, blocks, coarse_n: int, stream=0):
+    """A partition whose blocks no cluster crosses, carried to the coarse graph (V-cycles):
+    coarse_blocks[cmap[v]] = blocks[v]."""
+    coarse_blocks = cuda.device_array(max(coarse_n, 1), dtype=np.int32, stream=stream)
+    _restrict[blocks_for(cmap.shape[0]), BLOCK, stream](cmap, blocks, coarse_blocks)
+    return coarse_blocks[:coarse_n]

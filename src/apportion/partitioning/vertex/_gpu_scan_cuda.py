@@ -13,11 +13,15 @@ Imported only when the GPU partitioner runs (this module imports numba.cuda).
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from numba import cuda
 
-#: threads per block of every kernel of the GPU partitioner
-BLOCK = 128
+#: threads per block of every kernel of the GPU partitioner; 32 on the CUDA simulator, which runs every thread
+#: of a launched block as a Python thread (idle threads past n cost as much as busy ones there); results never
+#: depend on it
+BLOCK = 32 if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0") else 128
 
 
 def blocks_for(n: int) -> int:
@@ -103,3 +107,16 @@ def device_max(values, n: int, stream=0) -> int:
     best = cuda.to_device(np.zeros(1, dtype=np.int64), stream=stream)
     _max_kernel[blocks_for(n), BLOCK, stream](values, n, best)
     return int(best.copy_to_host(stream=stream)[0])
+
+
+@cuda.jit(cache=False)
+def _fill_kernel(values, value):
+    i = cuda.grid(1)
+    if i < values.shape[0]:
+        values[i] = value
+
+
+def fill(values, value, stream=0):
+    """Set every entry of the 1-D device array `values` to `value` on the device (no host copy)."""
+    _fill_kernel[blocks_for(values.shape[0]), BLOCK, stream](values, value)
+    return values
