@@ -10,7 +10,7 @@ A round, one thread per vertex or per block:
 2. `_source_cutoff`: every overweight block moves its lowest-loss buckets, just as many as cover its excess;
 3. `_request` / `_destination_cutoff`: every destination admits whole buckets of incoming weight, lowest loss
    first, while they fit its room; when not even the first fits, only its smallest-id requester may come
-   (if it fits alone);
+   (if it fits alone), so a round with a movable vertex always moves one;
 4. `_apply`: the admitted vertices move; block weights follow by integer atomics.
 
 Destinations never go over their limits, so every round lowers the total overload or moves nothing. Integer
@@ -152,9 +152,11 @@ def _destination_cutoff(block_weights, limits, incoming, admit, room):
     taken = np.int64(0)
     for j in range(BUCKETS):
         if taken + incoming[d * BUCKETS + j] > free:
-            return
+            break
         taken += incoming[d * BUCKETS + j]
         admit[d] = j
+    if taken == 0:
+        admit[d] = -1  # nobody admitted: the smallest-id requester may still come alone
 
 
 @cuda.jit(cache=False)

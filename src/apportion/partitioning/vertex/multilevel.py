@@ -126,7 +126,7 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     return Partition(assignment=part, k=k, block_weights=squeeze(bw), targets=ctx.targets,
                      target_weights=squeeze(target_weights), max_block_weights=squeeze(limits), cut=cut,
                      imbalance=imbalance_value, epsilon=epsilon, times=times, levels=levels, preset=preset_name,
-                     seed=ctx.seed)
+                     seed=ctx.seed, device=device)
 
 
 def resolve_device(device: str, graph: LevelGraph) -> str:
