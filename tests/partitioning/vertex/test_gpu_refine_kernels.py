@@ -18,11 +18,11 @@ from apportion.partitioning.vertex.contract import LevelGraph
 
 pytestmark = [pytest.mark.gpu, pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")]
 
-SMALL = settings(max_examples=4)
+SMALL = settings(max_examples=3)
 
 
 @st.composite
-def weighted_levels(draw, max_n: int = 60):
+def weighted_levels(draw, max_n: int = 48):
     """A random weighted LevelGraph: a ring (so every vertex has neighbours) plus random chords; edge weights
     1-4, vertex weights 1-3."""
     n = draw(st.integers(8, max_n))
