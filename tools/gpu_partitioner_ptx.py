@@ -1,10 +1,29 @@
-"""Compile every GPU-partitioner kernel to PTX for sm_80 (no GPU needed)."""
-import types as _t
-import numba.cuda.dispatcher as _d
-_d.get_current_device = lambda: _t.SimpleNamespace(compute_capability=(8, 0))  # device functions: no GPU here
-from numba import cuda, types as t
-from apportion.partitioning.vertex import (_gpu_scan_cuda as S, _gpu_matching_cuda as M, _gpu_clustering_cuda as C,
-    _gpu_contract_cuda as K, _gpu_refine_cuda as R, _gpu_rebalance_cuda as B)
+"""Compile every numba-cuda kernel of the GPU partitioner to PTX for sm_80, without a GPU (maintainers only).
+
+    PYTHONPATH=src .venv/bin/python tools/gpu_partitioner_ptx.py      (simulator OFF; needs numba-cuda's NVVM)
+
+The CUDA simulator runs the kernels' Python source, not their compilation, so this checks that they also type
+and compile for a real device (docs/gpu.md). Device functions ask numba-cuda for the current GPU's compute
+capability; without a GPU the dispatcher is told sm_80.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numba.cuda.dispatcher as dispatcher
+from numba import cuda
+from numba import types as t
+
+from apportion.partitioning.vertex import _gpu_clustering_cuda as C
+from apportion.partitioning.vertex import _gpu_contract_cuda as K
+from apportion.partitioning.vertex import _gpu_matching_cuda as M
+from apportion.partitioning.vertex import _gpu_rebalance_cuda as B
+from apportion.partitioning.vertex import _gpu_refine_cuda as R
+from apportion.partitioning.vertex import _gpu_scan_cuda as S
+
+dispatcher.get_current_device = lambda: types.SimpleNamespace(compute_capability=(8, 0))
+
 i64, i32, i8 = t.int64, t.int32, t.int8
 a64, a32, a8 = i64[::1], i32[::1], i8[::1]
 m64 = i64[:, ::1]
@@ -30,6 +49,13 @@ sigs = [
  (B._destination_cutoff, (a64, a64, a64, a32, a64)),
  (B._apply, (a32, m64, a32, a32, a32, a64, a32, a64, a64)),
 ]
-for kernel, sig in sigs:
-    ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(8, 0))
-    print("ok", kernel.py_func.__module__.split(".")[-1], kernel.py_func.__name__, len(ptx))
+
+
+def main() -> None:
+    for kernel, sig in sigs:
+        ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(8, 0))
+        print("ok", kernel.py_func.__module__.split(".")[-1], kernel.py_func.__name__, f"{len(ptx)} bytes of PTX")
+
+
+if __name__ == "__main__":
+    main()
