@@ -340,6 +340,8 @@ def main() -> int:
     partition_table = partitioner_table(partitioner_rows(args.quick, cores, simulated), gpu.gpu_name, cores,
                                         PARTITION_QUICK_K if args.quick else PARTITION_K)
     print(partition_table)
+    if simulated:
+        print("(the CUDA simulator: these times say nothing about a GPU; nothing written)")
     if not (simulated or args.quick or args.no_write):
         write_generated_block(DOC, "gpu-partition", partition_table, title="GPU paths")
     return 0

@@ -1,7 +1,7 @@
 """The GPU partitioner's coarsening kernels (numba-cuda) against their CPU counterparts on random small graphs,
 run on a CUDA device (under `NUMBA_ENABLE_CUDASIM=1` the simulator: graphs of tens of vertices): the prefix sum,
 heavy-edge matching (label for label), label propagation (label for label when the cap never binds; the cap
-kept when it does), labels to cmap and contraction (array for array), projection."""
+kept when it does), labels to cmap and contraction (array for array), projection and its inverse for V-cycles."""
 
 from __future__ import annotations
 
@@ -114,7 +114,8 @@ def test_label_propagation_keeps_the_cap_and_the_blocks(level, cap, seed, confin
 @SMALL
 @given(level=level_graphs(ncon=2), clusters=st.integers(1, 20), seed=st.integers(0, 1000))
 def test_contraction_and_projection_equal_the_cpu_ones(level, clusters, seed):
-    from apportion.partitioning.vertex._gpu_contract_cuda import contract_cuda, labels_to_cmap_cuda, project_cuda
+    from apportion.partitioning.vertex._gpu_contract_cuda import (
+        contract_cuda, labels_to_cmap_cuda, project_cuda, restrict_cuda)
 
     rng = np.random.default_rng(seed)
     labels = rng.integers(0, min(clusters, level.n), size=level.n).astype(np.int32)
@@ -129,5 +130,7 @@ def test_contraction_and_projection_equal_the_cpu_ones(level, clusters, seed):
         assert got.shape == want.shape and got.dtype == want.dtype, name
         np.testing.assert_array_equal(got, want, err_msg=name)
     coarse_part = rng.integers(0, 3, size=coarse_n).astype(np.int32)
-    np.testing.assert_array_equal(project_cuda(device_cmap, _device_array(coarse_part)).copy_to_host(),
-                                  project_partition(cmap, coarse_part))
+    fine_part = project_cuda(device_cmap, _device_array(coarse_part))
+    np.testing.assert_array_equal(fine_part.copy_to_host(), project_partition(cmap, coarse_part))
+    # a partition no cluster crosses goes back to the coarse graph unchanged (V-cycles)
+    np.testing.assert_array_equal(restrict_cuda(device_cmap, fine_part, device_n).copy_to_host(), coarse_part)
