@@ -130,3 +130,14 @@ def test_cli_device_cuda_on_the_simulator(karate_file):
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["device"] == "cuda" and report["balanced"] and report["k"] == 2
+
+
+def test_the_cpu_path_never_imports_numba_cuda():
+    # the GPU modules load only when device="cuda" runs (a CudaKernel reference in multilevel.py)
+    code = ("import sys, apportion; apportion.partition(apportion.generate('delaunay', 300, seed=1), 4, "
+            "device='auto'); print(sorted(m for m in sys.modules if m.startswith(('numba.cuda', 'numba_cuda')) "
+            "or '_gpu_' in m or m.endswith('gpu_multilevel')))")
+    env = {key: value for key, value in os.environ.items() if key != "NUMBA_ENABLE_CUDASIM"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
