@@ -20,6 +20,9 @@ pytestmark = [pytest.mark.gpu,
               pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")]
 
 SMALL = settings(max_examples=3)
+#: seeds as the coarsening derives them (seed * 7919 + level), up to the largest seed: the kernels' seed
+#: arithmetic wraps past 2^63 as the CPU's does
+SEEDS = st.sampled_from([0, 7, 999, (2**32 - 1) * 7919 + 3])
 
 
 @st.composite
@@ -63,7 +66,7 @@ def test_exclusive_scan_equals_cumsum(values):
 
 
 @SMALL
-@given(level=level_graphs(ncon=2), cap=st.integers(2, 6), seed=st.integers(0, 1000))
+@given(level=level_graphs(ncon=2), cap=st.integers(2, 6), seed=SEEDS)
 def test_matching_equals_the_cpu_matching_and_respects_the_cap(level, cap, seed):
     from apportion.partitioning.vertex._gpu_matching_cuda import mutual_matching_cuda
 
@@ -82,7 +85,7 @@ def test_matching_equals_the_cpu_matching_and_respects_the_cap(level, cap, seed)
 
 
 @SMALL
-@given(level=level_graphs(), seed=st.integers(0, 1000), normalized=st.booleans(), batches=st.sampled_from([1, 3]))
+@given(level=level_graphs(), seed=SEEDS, normalized=st.booleans(), batches=st.sampled_from([1, 3]))
 def test_label_propagation_equals_the_cpu_clustering_when_the_cap_never_binds(level, seed, normalized, batches):
     from apportion.partitioning.vertex._gpu_clustering_cuda import label_propagation_cuda
 
@@ -134,3 +137,21 @@ def test_contraction_and_projection_equal_the_cpu_ones(level, clusters, seed):
     np.testing.assert_array_equal(fine_part.copy_to_host(), project_partition(cmap, coarse_part))
     # a partition no cluster crosses goes back to the coarse graph unchanged (V-cycles)
     np.testing.assert_array_equal(restrict_cuda(device_cmap, fine_part, device_n).copy_to_host(), coarse_part)
+
+
+def test_the_largest_seeds_hash_as_on_the_cpu():
+    # seed * 1000003 + round wraps past 2^63 for the largest coarsening seeds, in both kernels alike
+    from apportion.partitioning.vertex._gpu_clustering_cuda import label_propagation_cuda
+    from apportion.partitioning.vertex._gpu_matching_cuda import mutual_matching_cuda
+
+    rng = np.random.default_rng(4)
+    graph = Graph.from_edges(rng.integers(0, 30, size=60), rng.integers(0, 30, size=60), rng.integers(1, 5, 60),
+                             n=30)
+    level = LevelGraph.from_graph(graph)
+    seed = (2**32 - 1) * 7919 + 3
+    cap = np.array([int(level.vertex_weights.sum())], dtype=np.int64)
+    np.testing.assert_array_equal(
+        label_propagation_cuda(*_on_device(level), _device_array(cap), 2, 2, seed, 0.0).copy_to_host(),
+        label_propagation_clustering(*level, cap, 2, 2, seed, 0.0, NO_BLOCKS))
+    np.testing.assert_array_equal(mutual_matching_cuda(*_on_device(level), _device_array(cap), 3, seed).copy_to_host(),
+                                  mutual_matching(*level, cap, 3, seed))

@@ -29,17 +29,12 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from apportion.partitioning.vertex._gpu_hash_cuda import mix_hash_device
+from apportion.partitioning.vertex._gpu_hash_cuda import kernel_seed, mix_hash_device
 from apportion.partitioning.vertex._gpu_scan_cuda import BLOCK, blocks_for
 
 _INT64_MAX = np.int64(9223372036854775807)
 #: no request yet (the smallest-requester slot)
 _NOBODY = np.int32(2147483647)
-
-
-def wrap_int64(value: int) -> int:
-    """value modulo 2^64 as a signed int64 (the CPU kernels' seed arithmetic wraps the same way)."""
-    return (int(value) + (1 << 63)) % (1 << 64) - (1 << 63)
 
 
 @cuda.jit(cache=False)
@@ -180,11 +175,13 @@ def label_propagation_cuda(indptr, indices, edge_weights, vertex_weights, cap, r
     if blocks is None:
         blocks = cuda.to_device(np.zeros(1, dtype=np.int32), stream=stream)
     labels_n, choice_n = labels[:n], choice[:n]
+    seed = int(seed)
+    rating_seed = kernel_seed(seed)
     for r in range(rounds):
-        batch_seed = wrap_int64(seed * 1000003 + r)
+        batch_seed = kernel_seed(seed * 1000003 + r)
         moved = cuda.to_device(np.zeros(1, dtype=np.int64), stream=stream)
         for batch in range(batches):
-            _choose[grid, BLOCK, stream](indptr, indices, edge_weights, vertex_weights, cap, seed, batch_seed,
+            _choose[grid, BLOCK, stream](indptr, indices, edge_weights, vertex_weights, cap, rating_seed, batch_seed,
                                          batches, batch, labels, cluster_weights, constrained, blocks,
                                          normalized, choice)
             _request[grid, BLOCK, stream](choice_n, labels, vertex_weights, incoming, first)

@@ -23,6 +23,13 @@ _S31 = np.uint64(31)
 _S32 = np.uint64(32)
 
 
+def kernel_seed(value: int) -> np.int64:
+    """A seed as the kernels take it: value modulo 2^64 as a NumPy int64 (the CPU kernels' seed arithmetic wraps
+    the same way). A NumPy scalar, not a Python int: the simulator would refuse a negative Python int in the
+    uint64 conversion, and a real GPU would type a Python int above 2^63 as uint64."""
+    return np.int64((int(value) + (1 << 63)) % (1 << 64) - (1 << 63))
+
+
 @cuda.jit(device=True, cache=False)
 def hash64_device(key, salt):
     """`hashing.hash64` (SplitMix64's finaliser of key + salt, shifted right one bit) on uint64 arguments."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from apportion.partitioning.vertex._gpu_hash_cuda import pair_hash_device
+from apportion.partitioning.vertex._gpu_hash_cuda import kernel_seed, pair_hash_device
 from apportion.partitioning.vertex._gpu_scan_cuda import BLOCK, blocks_for
 
 
@@ -88,7 +88,8 @@ def mutual_matching_cuda(indptr, indices, edge_weights, vertex_weights, cap, rou
     choice = cuda.device_array(max(n, 1), dtype=np.int32, stream=stream)
     for r in range(rounds):
         found = cuda.to_device(np.zeros(1, dtype=np.int64), stream=stream)
-        _choose[grid, BLOCK, stream](indptr, indices, edge_weights, vertex_weights, cap, matched, seed + r, choice)
+        _choose[grid, BLOCK, stream](indptr, indices, edge_weights, vertex_weights, cap, matched,
+                                     kernel_seed(int(seed) + r), choice)
         _pair[grid, BLOCK, stream](choice[:n], mate, matched_next, found)
         if int(found.copy_to_host(stream=stream)[0]) == 0:
             break
