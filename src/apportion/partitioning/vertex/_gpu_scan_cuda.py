@@ -3,10 +3,12 @@
 `exclusive_scan(values)` is the one prefix sum of the GPU path (coarse vertex ids from cluster labels, the
 offsets of contracted neighbour lists): each thread scans a chunk of CHUNK values serially and writes its total,
 the chunk totals are scanned the same way (recursively), and a last launch adds each chunk's offset (a simple
-three-pass scan, not CUB's single-pass decoupled look-back). Integer sums, so the result is exact and independent of the launch geometry.
+three-pass scan, not CUB's single-pass decoupled look-back). Integer sums, so the result is exact and
+independent of the launch geometry.
 
 `device_sum` / `device_max` reduce an int64 array with integer atomics (exact, so deterministic) and return a
-host scalar: the only values the driver reads back between levels besides the coarsest graph.
+host scalar (the driver reads back such scalars, never a level's arrays, except the coarsest graph's). `fill`
+sets an array on the device.
 
 Imported only when the GPU partitioner runs (this module imports numba.cuda).
 """
