@@ -34,7 +34,7 @@ sigs = [
  (S._sum_kernel, (a64, i64, a64)), (S._max_kernel, (i64[:], i64, a64)), (S._fill_kernel, (a64, i64)),
  (S._fill_kernel, (a32, i32)), (S._fill_kernel, (a8, i64)),
  (M._choose, (a64, a32, a64, m64, a64, a8, i64, a32)), (M._pair, (a32, a32, a8, a64)), (M._labels, (a32, a32)),
- (C._choose, (a64, a32, a64, m64, a64, i64, i64, i64, i64, a32, m64, b, a32, b, a32)),
+ (C._choose, (a64, a32, a64, m64, a64, i64, i64, i64, i64, a32, m64, b, a32, b, a32, a64, i64, a32)),
  (C._request, (a32, a32, m64, m64, a32)), (C._accept, (a32, a32, m64, m64, a64, m64, a32)),
  (C._apply, (a32, a32, m64, m64, m64, a32, a64)),
  (K._flag_labels, (a32, a64)), (K._relabel, (a32, a64, a32)),

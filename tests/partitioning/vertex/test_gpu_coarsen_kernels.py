@@ -85,14 +85,17 @@ def test_matching_equals_the_cpu_matching_and_respects_the_cap(level, cap, seed)
 
 
 @SMALL
-@given(level=level_graphs(), seed=SEEDS, normalized=st.booleans(), batches=st.sampled_from([1, 3]))
-def test_label_propagation_equals_the_cpu_clustering_when_the_cap_never_binds(level, seed, normalized, batches):
+@given(level=level_graphs(), seed=SEEDS, normalized=st.booleans(), batches=st.sampled_from([1, 3]),
+       hash_min_degree=st.sampled_from([0, 2, 32]))
+def test_label_propagation_equals_the_cpu_clustering_when_the_cap_never_binds(level, seed, normalized, batches,
+                                                                            hash_min_degree):
     from apportion.partitioning.vertex._gpu_clustering_cuda import label_propagation_cuda
 
     cap = np.array([int(level.vertex_weights.sum())], dtype=np.int64)
     expected = label_propagation_clustering(*level, cap, 2, batches, seed, 0.0, NO_BLOCKS, normalized)
+    # rows longer than hash_min_degree use the scratch hash tables, the others rescan their row: 0 = all hash
     labels = label_propagation_cuda(*_on_device(level), _device_array(cap), 2, batches, seed, 0.0,
-                                    normalized=normalized).copy_to_host()
+                                    normalized=normalized, hash_min_degree=hash_min_degree).copy_to_host()
     np.testing.assert_array_equal(labels, expected)
 
 
@@ -104,7 +107,8 @@ def test_label_propagation_keeps_the_cap_and_the_blocks(level, cap, seed, confin
     caps = np.array([cap], dtype=np.int64)
     blocks = (np.arange(level.n) % 2).astype(np.int32)
     run = lambda: label_propagation_cuda(*_on_device(level), _device_array(caps), 3, 2, seed, 0.0,  # noqa: E731
-                                         blocks=_device_array(blocks) if confined else None).copy_to_host()
+                                         blocks=_device_array(blocks) if confined else None,
+                                         hash_min_degree=2).copy_to_host()
     labels = run()
     np.testing.assert_array_equal(labels, run())  # deterministic for a seed
     weights = np.bincount(labels, weights=level.vertex_weights[:, 0], minlength=level.n)

@@ -8,8 +8,9 @@ per vertex:
 1. `_choose`: a vertex of the sub-round rates the clusters of its neighbours (the summed edge weight to each,
    or that divided by the cluster's weight with `normalized`) from the labels and cluster weights at the start
    of the sub-round and picks the best one that stays within the cap, with the CPU kernel's rule (its own
-   cluster wins ties, other ties go to the larger seeded hash). Distinct neighbour labels are found by
-   rescanning the row (O(degree^2) per vertex: no per-thread hash table; fine for meshes, slow for hubs);
+   cluster wins ties, other ties go to the larger seeded hash). A row longer than HASH_MIN_DEGREE sums its
+   connections in its own open-addressing table in scratch memory (twice its degree: O(degree)); shorter rows
+   find distinct labels by rescanning the row (O(degree^2), no scratch traffic);
 2. `_request`: every mover adds its weight to its target's incoming weight and offers its id to the target's
    smallest-requester slot (integer atomics: the totals and the minimum do not depend on the order);
 3. `_accept`: a move is accepted when the target can take every request of the sub-round, or when the mover is
@@ -37,9 +38,37 @@ _INT64_MAX = np.int64(9223372036854775807)
 _NOBODY = np.int32(2147483647)
 
 
+@cuda.jit(device=True, cache=False)
+def _consider(a, val, v, own, vertex_weights, cap, seed, cluster_weights, normalized, best, best_val, best_w,
+              best_h):
+    """The CPU kernel's rating step: cluster a, connected to v by `val`, against the best so far; returns the
+    new (best, best_val, best_w, best_h). The outcome does not depend on the order clusters are considered in."""
+    wa = np.int64(1)
+    if normalized:
+        wa = cluster_weights[a, 0]
+        if a == own:
+            wa -= vertex_weights[v, 0]
+        wa = max(wa, np.int64(1))
+    lhs = val * best_w
+    rhs = best_val * wa
+    if a == own:
+        if lhs >= rhs and (lhs > rhs or best != own):
+            return own, val, wa, _INT64_MAX
+    elif lhs >= rhs:
+        fits = True
+        for c in range(vertex_weights.shape[1]):
+            if cluster_weights[a, c] + vertex_weights[v, c] > cap[c]:
+                fits = False
+        if fits:
+            h = mix_hash_device(a, seed + v)
+            if lhs > rhs or h > best_h:
+                return a, val, wa, h
+    return best, best_val, best_w, best_h
+
+
 @cuda.jit(cache=False)
 def _choose(indptr, indices, edge_weights, vertex_weights, cap, seed, batch_seed, batches, batch, labels,
-            cluster_weights, constrained, blocks, normalized, choice):
+            cluster_weights, constrained, blocks, normalized, table_keys, table_vals, hash_min_degree, choice):
     v = cuda.grid(1)
     n = indptr.shape[0] - 1
     if v >= n:
@@ -47,7 +76,6 @@ def _choose(indptr, indices, edge_weights, vertex_weights, cap, seed, batch_seed
     choice[v] = -1
     if mix_hash_device(v, batch_seed + 1) % batches != batch:
         return
-    ncon = vertex_weights.shape[1]
     own = labels[v]
     best = own
     best_val = np.int64(-1)
@@ -55,6 +83,32 @@ def _choose(indptr, indices, edge_weights, vertex_weights, cap, seed, batch_seed
     best_h = np.int64(-1)
     lo = indptr[v]
     hi = indptr[v + 1]
+    if hi - lo > hash_min_degree:
+        # v's own open-addressing table, twice its degree, in the scratch rows [2 lo, 2 hi): O(degree)
+        base = 2 * lo
+        size = 2 * (hi - lo)
+        for slot in range(base, base + size):
+            table_keys[slot] = -1
+        for e in range(lo, hi):
+            if constrained and blocks[indices[e]] != blocks[v]:
+                continue
+            a = labels[indices[e]]
+            slot = (np.int64(a) * 40503) % size
+            while table_keys[base + slot] != -1 and table_keys[base + slot] != a:
+                slot = (slot + 1) % size
+            if table_keys[base + slot] == -1:
+                table_keys[base + slot] = a
+                table_vals[base + slot] = 0
+            table_vals[base + slot] += edge_weights[e]
+        for slot in range(base, base + size):
+            a = table_keys[slot]
+            if a != -1:
+                best, best_val, best_w, best_h = _consider(a, table_vals[slot], v, own, vertex_weights, cap, seed,
+                                                           cluster_weights, normalized, best, best_val, best_w,
+                                                           best_h)
+        choice[v] = best
+        return
+    # short rows: distinct labels found by rescanning the row, O(degree^2) but no scratch traffic
     for e in range(lo, hi):
         if constrained and blocks[indices[e]] != blocks[v]:
             continue
@@ -74,32 +128,8 @@ def _choose(indptr, indices, edge_weights, vertex_weights, cap, seed, batch_seed
                 continue
             if labels[indices[f]] == a:
                 val += edge_weights[f]
-        wa = np.int64(1)
-        if normalized:
-            wa = cluster_weights[a, 0]
-            if a == own:
-                wa -= vertex_weights[v, 0]
-            wa = max(wa, np.int64(1))
-        lhs = val * best_w
-        rhs = best_val * wa
-        if a == own:
-            if lhs >= rhs and (lhs > rhs or best != own):
-                best_val = val
-                best_w = wa
-                best = own
-                best_h = _INT64_MAX
-        elif lhs >= rhs:
-            fits = True
-            for c in range(ncon):
-                if cluster_weights[a, c] + vertex_weights[v, c] > cap[c]:
-                    fits = False
-            if fits:
-                h = mix_hash_device(a, seed + v)
-                if lhs > rhs or h > best_h:
-                    best_val = val
-                    best_w = wa
-                    best = a
-                    best_h = h
+        best, best_val, best_w, best_h = _consider(a, val, v, own, vertex_weights, cap, seed, cluster_weights,
+                                                   normalized, best, best_val, best_w, best_h)
     choice[v] = best
 
 
@@ -155,8 +185,14 @@ def _apply(choice, labels, vertex_weights, cluster_weights, incoming, first, mov
     cuda.atomic.add(moved, 0, 1)
 
 
+#: rows longer than this find their neighbours' clusters with a hash table in scratch memory (O(degree)) instead
+#: of rescanning the row (O(degree^2), cheaper for short rows: no scratch traffic)
+HASH_MIN_DEGREE = 32
+
+
 def label_propagation_cuda(indptr, indices, edge_weights, vertex_weights, cap, rounds: int, batches: int,
-                           seed: int, stop_fraction: float, blocks=None, normalized: bool = False, stream=0):
+                           seed: int, stop_fraction: float, blocks=None, normalized: bool = False,
+                           hash_min_degree: int = HASH_MIN_DEGREE, stream=0):
     """Cluster labels (int32 device array) of size-constrained label propagation on device arrays: every
     cluster weighs at most `cap` (int64 device array (ncon,)) in every constraint, or is one vertex. `blocks`
     (an int32 device array, or None) confines clusters to one block each (V-cycles). Deterministic for a seed;
@@ -175,6 +211,9 @@ def label_propagation_cuda(indptr, indices, edge_weights, vertex_weights, cap, r
     if blocks is None:
         blocks = cuda.to_device(np.zeros(1, dtype=np.int32), stream=stream)
     labels_n, choice_n = labels[:n], choice[:n]
+    scratch = max(2 * int(indices.shape[0]), 1)
+    table_keys = cuda.device_array(scratch, dtype=np.int32, stream=stream)
+    table_vals = cuda.device_array(scratch, dtype=np.int64, stream=stream)
     seed = int(seed)
     rating_seed = kernel_seed(seed)
     for r in range(rounds):
@@ -183,7 +222,7 @@ def label_propagation_cuda(indptr, indices, edge_weights, vertex_weights, cap, r
         for batch in range(batches):
             _choose[grid, BLOCK, stream](indptr, indices, edge_weights, vertex_weights, cap, rating_seed, batch_seed,
                                          batches, batch, labels, cluster_weights, constrained, blocks,
-                                         normalized, choice)
+                                         normalized, table_keys, table_vals, hash_min_degree, choice)
             _request[grid, BLOCK, stream](choice_n, labels, vertex_weights, incoming, first)
             _accept[grid, BLOCK, stream](choice_n, labels, vertex_weights, cluster_weights, cap, incoming, first)
             _apply[grid, BLOCK, stream](choice_n, labels, vertex_weights, cluster_weights, incoming, first, moved)
