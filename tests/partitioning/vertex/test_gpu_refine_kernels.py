@@ -2,7 +2,8 @@
 (under `NUMBA_ENABLE_CUDASIM=1` the simulator): the device cut equals the CPU's; refinement of a balanced
 partition returns a balanced one with no larger cut and reports its cut and block weights truly; the rebalancer
 never overfills a block that was within its limit, never raises the total overload, reaches balance when there
-is room, and is deterministic."""
+is room, and is deterministic; both give the same result whether rows find their adjacent blocks by rescanning
+or with the scratch hash tables."""
 
 from __future__ import annotations
 
@@ -88,15 +89,18 @@ def test_jet_never_worsens_a_balanced_partition(level, k, seed, temperature):
     start = _balanced_start(level, k, limits, seed)
     start_cut = edge_cut(*level[:3], start)
     results = []
-    for _ in range(2):
+    # the second run finds every row's adjacent blocks with the scratch hash tables (hash_min_degree 0), the
+    # first only long rows' (none here): the same partition either way
+    for hash_min_degree in (32, 0):
         arrays, device_part = _device(level, start)
-        cut, weights = jet_refine_cuda(*arrays, device_part, k, cuda.to_device(limits), limits, 4, temperature)
+        cut, weights = jet_refine_cuda(*arrays, device_part, k, cuda.to_device(limits), limits, 4, temperature,
+                                       hash_min_degree=hash_min_degree)
         part = device_part.copy_to_host()
         assert cut == edge_cut(*level[:3], part) <= start_cut
         np.testing.assert_array_equal(weights, _weights(level, part, k))
         assert np.all(weights <= limits)
         results.append(part)
-    np.testing.assert_array_equal(results[0], results[1])  # deterministic
+    np.testing.assert_array_equal(results[0], results[1])
 
 
 @SMALL
@@ -123,6 +127,9 @@ def test_rebalancer_never_overfills_and_reaches_balance_when_there_is_room(level
     # vertex (3) above the average, every vertex of an overweight block has somewhere to go
     if limits.min() - np.ceil(level.vertex_weights.sum() / k) >= 3:
         assert np.all(after <= limits)
-    again = cuda.to_device(part)
-    rebalance_cuda(*arrays, again, cuda.to_device(before), cuda.to_device(limits), limits, level.n)
-    np.testing.assert_array_equal(again.copy_to_host(), moved)
+    # deterministic, and the same with every row's blocks found by the scratch hash tables
+    for hash_min_degree in (32, 0):
+        again = cuda.to_device(part)
+        rebalance_cuda(*arrays, again, cuda.to_device(before), cuda.to_device(limits), limits, level.n,
+                       hash_min_degree=hash_min_degree)
+        np.testing.assert_array_equal(again.copy_to_host(), moved)

@@ -52,3 +52,27 @@ def pair_hash_device(a, b, seed):
     lo = np.uint64(min(a, b))
     hi = np.uint64(max(a, b))
     return hash64_device(np.uint64((lo << _S32) + hi), np.uint64((np.uint64(seed) + _ONE) * _GOLDEN))
+
+
+@cuda.jit(device=True, cache=False)
+def row_table(indptr, indices, edge_weights, label, v, table_keys, table_vals):
+    """Sum v's edge weights per label[neighbour] in v's own open-addressing table in scratch memory: the slots
+    [2 indptr[v], 2 indptr[v + 1]) of table_keys (-1 = empty) and table_vals, twice v's degree, so at most half
+    full (O(degree) for a row of any length). Returns (base, size) of the table; a caller reads the slots whose
+    key is not -1 (in slot order, which callers must not depend on)."""
+    lo = indptr[v]
+    hi = indptr[v + 1]
+    base = 2 * lo
+    size = 2 * (hi - lo)
+    for slot in range(base, base + size):
+        table_keys[slot] = -1
+    for e in range(lo, hi):
+        a = label[indices[e]]
+        slot = (np.int64(a) * 40503) % size
+        while table_keys[base + slot] != -1 and table_keys[base + slot] != a:
+            slot = (slot + 1) % size
+        if table_keys[base + slot] == -1:
+            table_keys[base + slot] = a
+            table_vals[base + slot] = 0
+        table_vals[base + slot] += edge_weights[e]
+    return base, size

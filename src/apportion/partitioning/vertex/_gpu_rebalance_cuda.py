@@ -4,7 +4,8 @@ unequal block limits and one vertex-weight constraint.
 A round, one thread per vertex or per block:
 
 1. `_choose`: a vertex of an overweight block picks a destination: the adjacent block it is most strongly
-   connected to among those with room for it, else the block with the most room (`_emptiest`); its loss is the
+   connected to among those with room for it (ties to the smaller id; a long row's blocks found with its
+   scratch hash table), else the block with the most room (`_emptiest`); its loss is the
    cut increase of the move (connection to its own block minus to the destination), bucketed by size
    (bucket 0 for loss <= 0, then one bucket per power of two) and added to its block's bucket weight;
 2. `_source_cutoff`: every overweight block moves its lowest-loss buckets, just as many as cover its excess;
@@ -26,8 +27,12 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
+from apportion.partitioning.vertex._gpu_hash_cuda import row_table
 from apportion.partitioning.vertex._gpu_scan_cuda import BLOCK, blocks_for, fill
 
+#: rows longer than this find their adjacent blocks with a hash table in scratch memory (`row_table`, O(degree))
+#: instead of rescanning the row (O(degree^2), cheaper for short rows); Jet refinement uses the same threshold
+HASH_MIN_DEGREE = 32
 #: loss buckets: 0 for loss <= 0, b for 2^(b-1) <= loss < 2^b
 BUCKETS = 64
 _NOBODY = np.int32(2147483647)
@@ -59,8 +64,8 @@ def _bucket(loss):
 
 
 @cuda.jit(cache=False)
-def _choose(indptr, indices, edge_weights, vertex_weights, part, block_weights, limits, fallback, dest, bucket,
-            outgoing):
+def _choose(indptr, indices, edge_weights, vertex_weights, part, block_weights, limits, fallback, table_keys,
+            table_vals, hash_min_degree, dest, bucket, outgoing):
     v = cuda.grid(1)
     n = indptr.shape[0] - 1
     if v >= n:
@@ -78,6 +83,17 @@ def _choose(indptr, indices, edge_weights, vertex_weights, part, block_weights, 
             conn_own += edge_weights[e]
     best = -1
     best_conn = np.int64(-1)
+    if hi - lo > hash_min_degree:
+        base, size = row_table(indptr, indices, edge_weights, part, v, table_keys, table_vals)
+        for slot in range(base, base + size):
+            b = table_keys[slot]
+            if b == -1 or b == own or block_weights[b] + w > limits[b]:
+                continue
+            conn = table_vals[slot]
+            if conn > best_conn or (conn == best_conn and b < best):
+                best = b
+                best_conn = conn
+        lo = hi  # the rescan below is skipped
     for e in range(lo, hi):
         b = part[indices[e]]
         if b == own or block_weights[b] + w > limits[b]:
@@ -177,7 +193,7 @@ def _apply(part, vertex_weights, dest, bucket, admit, room, first, block_weights
 
 
 def rebalance_cuda(indptr, indices, edge_weights, vertex_weights, part, block_weights, limits, host_limits,
-                   max_rounds: int = 32, stream=0) -> np.ndarray:
+                   max_rounds: int = 32, hash_min_degree: int = HASH_MIN_DEGREE, stream=0) -> np.ndarray:
     """Rounds of Jet's weak rebalancing on device arrays until every block is within `limits` (int64 device
     array (k,); `host_limits` the same on the host), a round moves nothing, or `max_rounds` rounds. Updates
     `part` and `block_weights` (int64 device array (k,)) in place; returns the block weights read back (k
@@ -198,6 +214,8 @@ def rebalance_cuda(indptr, indices, edge_weights, vertex_weights, part, block_we
     room = cuda.device_array(k, dtype=np.int64, stream=stream)
     fallback = cuda.device_array(1, dtype=np.int32, stream=stream)
     moved = cuda.device_array(1, dtype=np.int64, stream=stream)
+    table_keys = cuda.device_array(max(2 * int(indices.shape[0]), 1), dtype=np.int32, stream=stream)
+    table_vals = cuda.device_array(max(2 * int(indices.shape[0]), 1), dtype=np.int64, stream=stream)
     grid, block_grid = blocks_for(n), blocks_for(k)
     for _ in range(max_rounds):
         fill(outgoing, 0, stream)
@@ -206,7 +224,7 @@ def rebalance_cuda(indptr, indices, edge_weights, vertex_weights, part, block_we
         fill(moved, 0, stream)
         _emptiest[1, 1, stream](block_weights, limits, fallback)
         _choose[grid, BLOCK, stream](indptr, indices, edge_weights, vertex_weights, part, block_weights, limits,
-                                     fallback, dest, bucket, outgoing)
+                                     fallback, table_keys, table_vals, hash_min_degree, dest, bucket, outgoing)
         _source_cutoff[block_grid, BLOCK, stream](block_weights, limits, outgoing, cutoff)
         _request[grid, BLOCK, stream](part, vertex_weights, dest, bucket, cutoff, incoming, first)
         _destination_cutoff[block_grid, BLOCK, stream](block_weights, limits, incoming, admit, room)

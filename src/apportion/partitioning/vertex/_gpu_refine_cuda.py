@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from apportion.partitioning.vertex._gpu_rebalance_cuda import rebalance_cuda
+from apportion.partitioning.vertex._gpu_hash_cuda import row_table
+from apportion.partitioning.vertex._gpu_rebalance_cuda import HASH_MIN_DEGREE, rebalance_cuda
 from apportion.partitioning.vertex._gpu_scan_cuda import BLOCK, blocks_for, fill
 
 #: an improvement smaller than this fraction of the cut does not reset the patience counter (Jet's 0.1 %)
@@ -34,7 +35,8 @@ MIN_IMPROVEMENT = 0.001
 
 
 @cuda.jit(cache=False)
-def _candidates(indptr, indices, edge_weights, part, locked, temperature, dest, gain):
+def _candidates(indptr, indices, edge_weights, part, locked, temperature, table_keys, table_vals, hash_min_degree,
+                dest, gain):
     v = cuda.grid(1)
     n = indptr.shape[0] - 1
     if v >= n:
@@ -51,6 +53,17 @@ def _candidates(indptr, indices, edge_weights, part, locked, temperature, dest, 
             conn_own += edge_weights[e]
     best = -1
     best_conn = np.int64(0)
+    if hi - lo > hash_min_degree:
+        base, size = row_table(indptr, indices, edge_weights, part, v, table_keys, table_vals)
+        for slot in range(base, base + size):
+            b = table_keys[slot]
+            if b == -1 or b == own:
+                continue
+            conn = table_vals[slot]
+            if best < 0 or conn > best_conn or (conn == best_conn and b < best):
+                best = b
+                best_conn = conn
+        lo = hi  # the rescan below is skipped
     for e in range(lo, hi):
         b = part[indices[e]]
         if b == own:
@@ -155,13 +168,15 @@ def block_weights_cuda(part, vertex_weights, k: int, stream=0):
 
 
 def jet_refine_cuda(indptr, indices, edge_weights, vertex_weights, part, k: int, limits, host_limits,
-                    patience: int, temperature: float, stream=0) -> tuple[int, np.ndarray]:
+                    patience: int, temperature: float, hash_min_degree: int = HASH_MIN_DEGREE,
+                    stream=0) -> tuple[int, np.ndarray]:
     """Jet refinement of `part` (int32 device array, updated in place) under `limits` (int64 device array (k,),
     `host_limits` the same on the host). Returns (cut, block weights) of the result: the best balanced
     partition seen (never a larger cut than a balanced start), or, when none was balanced, the last one.
 
     Stops after `patience` iterations without an improvement of at least MIN_IMPROVEMENT of the cut (and after
-    at most 8 * patience iterations)."""
+    at most 8 * patience iterations). Rows longer than `hash_min_degree` find their adjacent blocks with a hash
+    table in scratch memory (`row_table`), shorter ones by rescanning the row; the result is the same."""
     n = part.shape[0]
     weights = block_weights_cuda(part, vertex_weights, k, stream)
     host_weights = weights.copy_to_host(stream=stream)
@@ -179,19 +194,22 @@ def jet_refine_cuda(indptr, indices, edge_weights, vertex_weights, part, k: int,
     dest = cuda.device_array(size, dtype=np.int32, stream=stream)
     gain = cuda.device_array(size, dtype=np.int64, stream=stream)
     keep = cuda.device_array(size, dtype=np.int8, stream=stream)
+    table_keys = cuda.device_array(max(2 * int(indices.shape[0]), 1), dtype=np.int32, stream=stream)
+    table_vals = cuda.device_array(max(2 * int(indices.shape[0]), 1), dtype=np.int64, stream=stream)
     grid = blocks_for(n)
     stall = 0
     for _ in range(8 * patience):
         if stall >= patience:
             break
         if balanced:
-            _candidates[grid, BLOCK, stream](indptr, indices, edge_weights, part, locked, temperature, dest, gain)
+            _candidates[grid, BLOCK, stream](indptr, indices, edge_weights, part, locked, temperature, table_keys,
+                                             table_vals, hash_min_degree, dest, gain)
             _afterburner[grid, BLOCK, stream](indptr, indices, edge_weights, part, dest, gain, keep)
             _apply[grid, BLOCK, stream](part, vertex_weights, dest, keep, weights, locked)
             host_weights = weights.copy_to_host(stream=stream)
         else:
             host_weights = rebalance_cuda(indptr, indices, edge_weights, vertex_weights, part, weights, limits,
-                                          host_limits, stream=stream)
+                                          host_limits, hash_min_degree=hash_min_degree, stream=stream)
             fill(locked, 0, stream)
         cut = edge_cut_cuda(indptr, indices, edge_weights, part, stream)
         balanced = bool(np.all(host_weights <= host_limits))
