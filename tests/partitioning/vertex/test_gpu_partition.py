@@ -101,6 +101,17 @@ def test_gpu_accepts_the_presets_and_isolated_vertices(preset):
     check_valid(graph, result, 3)
 
 
+@pytest.mark.gpu
+@QUIET
+def test_gpu_partition_of_a_graph_with_hubs():
+    # hubs of more than 32 neighbours take the scratch hash tables in Jet and the rebalancer (one level: the
+    # kernel tests force them in label propagation)
+    graph = apportion.generate("ba", 200, seed=3)
+    assert np.diff(graph.indptr).max() > 32
+    result = apportion.partition(graph, 4, targets=[1, 1, 2, 2], seed=1, preset="fast", device="cuda")
+    check_valid(graph, result, 4)
+
+
 def test_device_errors():
     graph = submesh(40, 0)
     with pytest.raises(InputError, match="device must be one of"):
