@@ -14,8 +14,8 @@ import numba
 import numpy as np
 
 from apportion import ui
-from apportion.errors import InputError, UnavailableError
 from apportion.checks import check_imbalance, check_k, check_seed, check_shares, check_threads
+from apportion.errors import InputError, UnavailableError
 from apportion.graph.csr import as_graph
 from apportion.graph.metrics import imbalance_against, whole_target_weights
 from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut
