@@ -13,8 +13,9 @@ What runs where:
 - its partition goes back to the GPU, and every level is projected and refined there by Jet refinement with
   its weak rebalancer (`_gpu_refine_cuda`, `_gpu_rebalance_cuda`): temperature 0.75 on every level (Jet lowers
   it to 0.25 on the finest; see FINEST_TEMPERATURE), patience 4 * `options.lp_refine_passes` iterations;
-- the finest partition is copied back; if a block is still over its limit (the GPU rebalancer leaves a block
-  overweight only when no vertex fits the other blocks' room), the CPU's hard rebalancer
+- the finest partition is copied back; if a block is still over its limit (every level starts balanced and
+  refinement keeps the best balanced partition it sees, so only when the coarsest graph could not be balanced
+  and the GPU's rebalancing rounds did not finish the job), the CPU's hard rebalancer
   (`balance.rebalance_partition(final=True)`) settles it, so every guarantee of the CPU path holds.
 
 Besides the coarsest graph and the assignments, only scalars cross the bus: a level's vertex and edge counts,
