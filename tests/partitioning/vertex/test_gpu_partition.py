@@ -112,6 +112,19 @@ def test_gpu_partition_of_a_graph_with_hubs():
     check_valid(graph, result, 4)
 
 
+@pytest.mark.gpu
+@QUIET
+def test_the_cpu_hard_rebalancer_is_the_last_safety_step(monkeypatch):
+    # a refinement that leaves every vertex in block 0: the CPU's hard rebalancer still ends within the limits
+    from apportion.partitioning.vertex import gpu_multilevel
+    from apportion.partitioning.vertex._gpu_scan_cuda import fill
+
+    monkeypatch.setattr(gpu_multilevel, "jet_refine_cuda", lambda *args, **kwargs: fill(args[4], 0))
+    graph = submesh(60, 4000)
+    result = apportion.partition(graph, 3, targets=[1, 2, 3], seed=1, preset="fast", device="cuda")
+    check_valid(graph, result, 3)
+
+
 def test_device_errors():
     graph = submesh(40, 0)
     with pytest.raises(InputError, match="device must be one of"):
