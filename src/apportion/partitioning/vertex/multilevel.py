@@ -30,7 +30,7 @@ from apportion.partitioning.vertex.options import PartitionOptions, preset_optio
 from apportion.partitioning.vertex.periphery import PERIPHERY_MIN_SLACK, periphery_candidate
 from apportion.partitioning.vertex.refine import refine
 from apportion.partitioning.vertex.result import Partition
-from apportion.platform.cuda import CudaKernel, cuda_device_count, simulator_enabled
+from apportion.platform.cuda import CudaKernel, numba_cuda_device_count, simulator_enabled
 
 #: a call shows a progress line (on a terminal only) when its expected work, vertices x multilevel cycles
 #: (x 4 with flow refinement), is at least this: `default` and `fast` from 200,000 vertices, `strong` (3 runs +
@@ -139,13 +139,13 @@ def resolve_device(device: str, graph: LevelGraph) -> str:
         return "cpu"
     ncon = graph.vertex_weights.shape[1]
     if device == "auto":
-        if ncon == 1 and graph.n >= GPU_MIN_VERTICES and not simulator_enabled() and cuda_device_count() > 0:
+        if ncon == 1 and graph.n >= GPU_MIN_VERTICES and not simulator_enabled() and numba_cuda_device_count() > 0:
             return "cuda"
         return "cpu"
     if ncon != 1:
         raise InputError(f"device='cuda' partitions with one vertex-weight constraint; this graph has {ncon} "
                          "(use device='cpu')")
-    if cuda_device_count() == 0:
+    if numba_cuda_device_count() == 0:
         raise UnavailableError("no CUDA device: no NVIDIA GPU with numba-cuda, and the CUDA simulator is off "
                                "(NUMBA_ENABLE_CUDASIM=1 turns it on); use device='cpu'")
     return "cuda"
