@@ -167,6 +167,118 @@ def cugraph_seconds(name: str, args, repeats: int) -> float | None:
     return seconds
 
 
+# ------------------------------------------------------------------------------- the partitioner (issue 20)
+#: generated graphs of the partitioner comparison: (label, kind, options); the issue asks for 2^20 to 2^24
+#: vertices
+PARTITION_FULL = [("delaunay 2^20", "delaunay", dict(n=1 << 20)), ("rgg 2^20", "rgg", dict(n=1 << 20)),
+                  ("delaunay 2^22", "delaunay", dict(n=1 << 22)), ("rgg 2^22", "rgg", dict(n=1 << 22)),
+                  ("delaunay 2^24", "delaunay", dict(n=1 << 24))]
+PARTITION_QUICK = [("delaunay 2^8", "delaunay", dict(n=1 << 8))]
+#: blocks and imbalance of the comparison (seed 000's experiments: k = 64, epsilon = 3 %)
+PARTITION_K, PARTITION_QUICK_K, PARTITION_EPSILON = 64, 4, 0.03
+
+
+def all_cores() -> int:
+    import os
+
+    return os.cpu_count() or 1
+
+
+def _recount_cut(graph, assignment) -> int:
+    u, v, w = graph.edges()
+    w = np.ones(u.shape[0], dtype=np.int64) if w is None else w
+    return int(w[np.asarray(assignment)[u] != np.asarray(assignment)[v]].sum())
+
+
+def _timed(run):
+    start = time.perf_counter()
+    assignment = run()
+    return time.perf_counter() - start, np.asarray(assignment)
+
+
+def partitioner_rows(quick: bool, threads: int, simulated: bool):
+    """(graph, tool, seconds, cut, balanced) rows: apportion's partitioner with device="cuda" (coarsening and
+    refinement on the GPU, the coarsest graph on the CPU) and on the CPU with `threads` threads, METIS
+    (pymetis), KaMinPar and cuGraph's spectral balanced-cut clustering when importable (each on the same
+    graph; every result's cut recounted here). Every tool runs once after an untimed warm-up of apportion on a
+    small graph (Numba and numba-cuda compile on first use)."""
+    import tempfile
+
+    import apportion
+
+    k = PARTITION_QUICK_K if quick else PARTITION_K
+    apportion.partition(apportion.generate("delaunay", 512, seed=1), 4, device="cuda")
+    apportion.partition(apportion.generate("delaunay", 512, seed=1), 4, threads=threads)
+    rows = []
+    for label, kind, options in (PARTITION_QUICK if quick else PARTITION_FULL):
+        graph = apportion.generate(kind, seed=0, **options)
+        limits = None
+        for tool in ("apportion GPU", "apportion CPU", "METIS", "KaMinPar", "cuGraph spectral"):
+            try:
+                if tool == "apportion GPU":
+                    result = apportion.partition(graph, k, imbalance=PARTITION_EPSILON, device="cuda")
+                    seconds, assignment = result.times["total"], result.assignment
+                    limits = result.max_block_weights
+                elif tool == "apportion CPU":
+                    result = apportion.partition(graph, k, imbalance=PARTITION_EPSILON, threads=threads)
+                    seconds, assignment = result.times["total"], result.assignment
+                elif tool == "METIS":
+                    import pymetis
+
+                    seconds, assignment = _timed(lambda: pymetis.part_graph(k, xadj=graph.indptr,
+                                                                            adjncy=graph.indices)[1])
+                elif tool == "KaMinPar":
+                    import kaminpar
+
+                    from apportion.graph.io import write_graph
+
+                    with tempfile.TemporaryDirectory() as folder:
+                        path = Path(folder) / "graph.metis"
+                        write_graph(graph, path)
+                        loaded = kaminpar.load_graph(str(path), kaminpar.GraphFileFormat.METIS)
+                    solver = kaminpar.KaMinPar(threads, kaminpar.default_context())
+                    kaminpar.reseed(0)
+                    seconds, assignment = _timed(lambda: solver.compute_partition(loaded, k, PARTITION_EPSILON))
+                else:
+                    if simulated:
+                        continue
+                    import cudf
+                    import cugraph
+
+                    u, v, _ = graph.edges()
+                    frame = cudf.DataFrame({"src": np.concatenate([u, v]), "dst": np.concatenate([v, u])})
+                    cu_graph = cugraph.Graph()
+                    cu_graph.from_cudf_edgelist(frame, source="src", destination="dst")
+                    seconds, clusters = _timed(lambda: cugraph.spectralBalancedCutClustering(cu_graph, k))
+                    clusters = clusters.to_pandas()
+                    assignment = np.zeros(graph.n, dtype=np.int64)
+                    assignment[clusters["vertex"].to_numpy()] = clusters["cluster"].to_numpy()
+            except ImportError:
+                continue
+            weights = np.bincount(assignment, minlength=k)
+            balanced = None if limits is None else bool(np.all(weights <= limits))
+            rows.append((label, tool, seconds, _recount_cut(graph, assignment), balanced))
+            print(f"  {label}: {tool} {seconds:.3f} s, cut {rows[-1][3]:,}", file=sys.stderr)
+    return rows
+
+
+def partitioner_table(rows, gpu_name: str, threads: int, k: int) -> str:
+    """The markdown table of `partitioner_rows`: time and cut per tool, cut / METIS cut, KaMinPar time / time."""
+    metis = {label: cut for label, tool, _, cut, _ in rows if tool == "METIS"}
+    kaminpar = {label: s for label, tool, s, _, _ in rows if tool == "KaMinPar"}
+    lines = [f"Measured on {gpu_name}, CPU tools with {threads} thread(s), k = {k}, epsilon = "
+             f"{PARTITION_EPSILON:g}, one run each; `benchmarks/gpu.py`. apportion GPU: coarsening and Jet "
+             "refinement on the GPU, the coarsest graph partitioned on the CPU.", "",
+             "| graph | tool | time (s) | cut | cut / METIS | KaMinPar time / time | within limits |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for label, tool, seconds, cut, balanced in rows:
+        ratio = f"{cut / metis[label]:.3f}" if metis.get(label) else "–"
+        speed = f"{kaminpar[label] / seconds:.2f}×" if label in kaminpar and seconds > 0 else "–"
+        lines.append(f"| {label} | {tool} | {seconds:.3f} | {cut:,} | {ratio} | {speed} | "
+                     f"{'–' if balanced is None else ('yes' if balanced else 'no')} |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny inputs (a smoke run; prints only)")
@@ -224,6 +336,14 @@ def main() -> int:
         print("(the CUDA simulator: these times say nothing about a GPU; nothing written)")
     elif not (args.quick or args.no_write):
         write_generated_block(DOC, "gpu", table, title="GPU paths")
+    cores = all_cores()  # the CPU partitioners on all cores (issue 20)
+    partition_table = partitioner_table(partitioner_rows(args.quick, cores, simulated), gpu.gpu_name, cores,
+                                        PARTITION_QUICK_K if args.quick else PARTITION_K)
+    print(partition_table)
+    if simulated:
+        print("(the CUDA simulator: these times say nothing about a GPU; nothing written)")
+    if not (simulated or args.quick or args.no_write):
+        write_generated_block(DOC, "gpu-partition", partition_table, title="GPU paths")
     return 0
 
 

@@ -1,7 +1,7 @@
 """Command: partition — the multilevel k-way vertex partitioner with heterogeneous block targets.
 
 `apportion partition GRAPH -k K [--imbalance E] [--targets 4,2,1,1] [--preset fast|default|strong] [--seed S]
-[--threads T] [-o [FILE.part]] [reading options] [--json]`. The partition file is METIS's `.part` format
+[--threads T] [--device cpu|cuda|auto] [-o [FILE.part]] [reading options] [--json]`. The partition file is METIS's `.part` format
 (line i = block of vertex i, 0-based); a bare `-o` writes gpmetis's GRAPH.part.K next to the graph, `-o -`
 writes standard output (the report then goes to stderr). The report is a table, or one JSON object with
 `--json`. Graph-reading time is excluded from `time_s`.
@@ -44,6 +44,10 @@ def register(subparsers) -> None:
                    help="speed/quality trade-off (default: default)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     p.add_argument("--threads", type=int, default=None, metavar="T", help="worker threads (default: all cores)")
+    p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu",
+                   help="where coarsening and refinement run: cpu (default), cuda (a GPU; the coarsest graph is "
+                        "partitioned on the CPU; one vertex weight per vertex), auto (the GPU for large graphs "
+                        "when one exists); see docs/gpu.md")
     p.add_argument("-o", "--output", nargs="?", const=_GPMETIS_NAME, default=None, metavar="FILE.part",
                    help="write the partition (one block id per line, METIS .part format); without FILE: "
                         "GRAPH.part.K next to the graph, like gpmetis (put a bare -o after GRAPH); - : stdout")
@@ -68,7 +72,7 @@ def run_partition(args: argparse.Namespace) -> int:
     graph = load_graph_args(args)
     check_k(args.k, graph.n, name="--k")
     result = partition(graph, args.k, targets=targets, imbalance=imbalance, seed=seed,
-                       preset=args.preset, threads=threads)
+                       preset=args.preset, threads=threads, device=args.device)
     if args.output:
         write_partition(args.output, result.assignment)
     report = result.to_dict()
@@ -78,6 +82,7 @@ def run_partition(args: argparse.Namespace) -> int:
         emit_json(report)
         return 0
     rows = [("graph", str(args.graph)), ("vertices", result.n), ("k", result.k), ("preset", result.preset),
+            ("device", result.device),
             ("cut", result.cut), ("imbalance", result.imbalance), ("allowed imbalance", result.epsilon),
             ("block weights", report["block_weights"]), ("targets", result.targets),
             ("levels", result.levels), ("time (s)", report["time_s"])]

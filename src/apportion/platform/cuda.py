@@ -109,6 +109,16 @@ def cuda_device_count() -> int:
         return 0
 
 
+def numba_cuda_device_count() -> int:
+    """GPUs that numba-cuda itself sees (the simulated one under NUMBA_ENABLE_CUDASIM=1): what the numba-cuda
+    paths that run outside a CUDADevice (the GPU partitioner) need; 0 without numba-cuda or a GPU, even where
+    CuPy sees one."""
+    if not simulator_enabled() and nvidia_gpus_present() == 0:
+        return 0
+    cuda = _numba_cuda()
+    return 0 if cuda is None else len(cuda.gpus)
+
+
 class CUDADevice(Device):
     """CUDA device number `index`: runs `KernelSet.gpu` (a CudaKernel through numba-cuda, else a CuPy callable)."""
 

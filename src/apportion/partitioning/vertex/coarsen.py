@@ -115,9 +115,18 @@ def cluster_weight_cap(graph: LevelGraph, k: int, targets: np.ndarray, epsilon: 
                        options: PartitionOptions) -> np.ndarray:
     """Maximum weight of a coarse vertex per constraint (KaMinPar's max cluster weight, scaled to the smallest
     target so a coarse vertex always fits the smallest block's slack, and METIS's 1.5 W / CoarsenTo)."""
-    total = graph.vertex_weights.sum(axis=0).astype(np.float64)
+    total = graph.vertex_weights.sum(axis=0)
     heaviest = graph.vertex_weights.max(axis=0) if graph.n else np.zeros_like(total)
-    k_eff = min(k, max(2.0, graph.n / max(options.coarsest_per_block, 1)))
+    return cluster_weight_cap_of(graph.n, total, heaviest, k, targets, epsilon, options)
+
+
+def cluster_weight_cap_of(n: int, total: np.ndarray, heaviest: np.ndarray, k: int, targets: np.ndarray,
+                          epsilon: float, options: PartitionOptions) -> np.ndarray:
+    """`cluster_weight_cap` of a graph with n vertices, total vertex weight `total` and heaviest vertex weight
+    `heaviest` per constraint (the GPU coarsening keeps its graph on the device and reads back only these)."""
+    total = np.asarray(total).astype(np.float64)
+    heaviest = np.asarray(heaviest)
+    k_eff = min(k, max(2.0, n / max(options.coarsest_per_block, 1)))
     by_epsilon = options.cluster_weight_fraction * epsilon * float(targets.min()) * k * total / k_eff
     by_size = 1.5 * total / coarsest_size(k, options)
     cap = np.maximum(np.floor(np.maximum(by_epsilon, by_size)), heaviest)

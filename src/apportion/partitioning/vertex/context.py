@@ -35,6 +35,8 @@ class PartitionContext:
         watch: the per-phase stopwatch the whole call shares.
         progress: the call's progress task (`apportion.ui.progress`; a null task when no line is shown): each
             multilevel cycle advances it by one.
+        device: where each multilevel cycle coarsens and refines: "cpu", or "cuda" (`gpu_multilevel`: the
+            graph on the GPU, the coarsest graph partitioned on the CPU).
     """
 
     k: int
@@ -46,6 +48,7 @@ class PartitionContext:
     threads: int | None = None
     watch: ui.Stopwatch = field(default_factory=ui.Stopwatch)
     progress: object = field(default_factory=ui._NullTask)
+    device: str = "cpu"
 
     def derive(self, **changes) -> "PartitionContext":
         """A copy with the named fields changed (the stopwatch and the progress task stay shared)."""

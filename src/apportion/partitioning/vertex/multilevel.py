@@ -15,6 +15,7 @@ import numpy as np
 
 from apportion import ui
 from apportion.checks import check_imbalance, check_k, check_seed, check_shares, check_threads
+from apportion.errors import InputError, UnavailableError
 from apportion.graph.csr import as_graph
 from apportion.graph.metrics import imbalance_against, whole_target_weights
 from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut
@@ -29,15 +30,26 @@ from apportion.partitioning.vertex.options import PartitionOptions, preset_optio
 from apportion.partitioning.vertex.periphery import PERIPHERY_MIN_SLACK, periphery_candidate
 from apportion.partitioning.vertex.refine import refine
 from apportion.partitioning.vertex.result import Partition
+from apportion.platform.cuda import CudaKernel, numba_cuda_device_count, simulator_enabled
 
 #: a call shows a progress line (on a terminal only) when its expected work, vertices x multilevel cycles
 #: (x 4 with flow refinement), is at least this: `default` and `fast` from 200,000 vertices, `strong` (3 runs +
 #: 2 V-cycles with flows) from 10,000
 PROGRESS_MIN_WORK = 200_000
 
+#: the devices `partition` accepts
+DEVICES = ("cpu", "cuda", "auto")
+#: device="auto" runs on a GPU from this many vertices on. Not yet measured on a GPU (docs/gpu.md): a
+#: conservative guess, so that "auto" only moves graphs to the GPU where the copies are surely paid for
+GPU_MIN_VERTICES = 1_000_000
+#: one GPU multilevel cycle (loaded on first use: `import apportion` and the CPU path never import numba.cuda)
+_GPU_CYCLE = CudaKernel("apportion.partitioning.vertex.gpu_multilevel", "gpu_multilevel")
+_GPU_RELEASE = CudaKernel("apportion.partitioning.vertex.gpu_multilevel", "release")
+
 
 def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int = 0,
-              preset: str | PartitionOptions = "default", threads: int | None = None) -> Partition:
+              preset: str | PartitionOptions = "default", threads: int | None = None,
+              device: str = "cpu") -> Partition:
     """Partition the vertices of `graph` into k blocks of prescribed relative sizes with a small edge cut.
 
     Args:
@@ -52,12 +64,18 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
         seed: every random choice derives from it; same seed and thread count, same result.
         preset: "fast", "default", "strong" (see `options.PRESETS`) or a `PartitionOptions`.
         threads: Numba threads for the parallel kernels (default: Numba's current setting).
+        device: "cpu" (default), "cuda" (coarsening and refinement on the GPU, the coarsest graph partitioned
+            on the CPU: `gpu_multilevel`, docs/gpu.md; one vertex-weight constraint; under
+            NUMBA_ENABLE_CUDASIM=1 the CUDA simulator) or "auto" (the GPU when a real one exists, the graph
+            has at least GPU_MIN_VERTICES vertices and one constraint; else the CPU). Same limits, presets and
+            seeds either way; the two devices give different partitions.
 
     Returns a `Partition` (assignment, block weights, cut, imbalance, per-phase times). Its `imbalance` is
     max over b, c of block_weight / ceil(targets[b] * W) - 1, against the same rounded-up target as the limit,
     so it is <= epsilon (up to floating-point rounding) exactly when every block is within its limit.
-    Raises InputError for k < 1, k > n, bad targets, negative imbalance, or when no partition within the
-    imbalance can exist (a vertex heavier than every block's limit).
+    Raises InputError for k < 1, k > n, bad targets, negative imbalance, an unknown device, device="cuda" with
+    several vertex-weight constraints, or when no partition within the imbalance can exist (a vertex heavier
+    than every block's limit); UnavailableError for device="cuda" without a GPU (and without the simulator).
 
     Phases: coarsen (seed 000 ch. 4.3.2 / 5.2.1-5.2.2), initial (ch. 4.3.3 / 5.2.3), uncoarsen = project +
     rebalance + refine (ch. 4.3.4 / 5.2.4) at every level.
@@ -75,6 +93,7 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     targets = check_shares(targets, k)
     limits = max_block_weights(total, targets, epsilon)
     check_feasible(fine.vertex_weights, total, limits, epsilon)
+    device = resolve_device(device, fine)
 
     previous_threads = numba.get_num_threads()
     use_threads = previous_threads if threads is None else threads
@@ -83,7 +102,8 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     try:
         with ui.progress("partitioning", total=cycles) if show else _no_progress() as task:
             ctx = PartitionContext(k=k, targets=targets, epsilon=epsilon, max_block_weights=limits,
-                                   options=options, seed=int(seed), threads=use_threads, progress=task)
+                                   options=options, seed=int(seed), threads=use_threads, progress=task,
+                                   device=device)
             watch = ctx.watch
             part, levels = _partition_without_isolated(fine, ctx)
             if part is None:
@@ -94,6 +114,8 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
             cut = int(edge_cut(fine.indptr, fine.indices, fine.edge_weights, part))
     finally:
         numba.set_num_threads(previous_threads)
+        if device == "cuda":
+            _GPU_RELEASE()
     with watch.phase("metrics"):
         target_weights = np.outer(ctx.targets, total.astype(np.float64))
         imbalance_value = imbalance_against(bw, whole_target_weights(target_weights))
@@ -104,7 +126,29 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     return Partition(assignment=part, k=k, block_weights=squeeze(bw), targets=ctx.targets,
                      target_weights=squeeze(target_weights), max_block_weights=squeeze(limits), cut=cut,
                      imbalance=imbalance_value, epsilon=epsilon, times=times, levels=levels, preset=preset_name,
-                     seed=ctx.seed)
+                     seed=ctx.seed, device=device)
+
+
+def resolve_device(device: str, graph: LevelGraph) -> str:
+    """"cpu" or "cuda" for `partition`'s `device` argument (see there); raises InputError for an unknown
+    device or for "cuda" with several vertex-weight constraints, UnavailableError for "cuda" without a CUDA
+    device."""
+    if device not in DEVICES:
+        raise InputError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if device == "cpu":
+        return "cpu"
+    ncon = graph.vertex_weights.shape[1]
+    if device == "auto":
+        if ncon == 1 and graph.n >= GPU_MIN_VERTICES and not simulator_enabled() and numba_cuda_device_count() > 0:
+            return "cuda"
+        return "cpu"
+    if ncon != 1:
+        raise InputError(f"device='cuda' partitions with one vertex-weight constraint; this graph has {ncon} "
+                         "(use device='cpu')")
+    if numba_cuda_device_count() == 0:
+        raise UnavailableError("no CUDA device: no NVIDIA GPU with numba-cuda, and the CUDA simulator is off "
+                               "(NUMBA_ENABLE_CUDASIM=1 turns it on); use device='cpu'")
+    return "cuda"
 
 
 #: isolated vertices are set aside when they are at least this fraction of the vertices
@@ -244,6 +288,8 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
         return np.zeros(fine.n, dtype=np.int32), 1
     if options.heavy_tailed is not None and is_skewed(fine, options.heavy_tailed_ratio):
         ctx = ctx.derive(options=options.heavy_tailed.apply(options))
+    if ctx.device == "cuda":
+        return _GPU_CYCLE(fine, ctx, given)
     with watch.phase("coarsen"):
         hierarchy, cmaps, coarse_given = coarsen(fine, ctx, given)
     step = 1.0 / (len(hierarchy) + 1)  # of this cycle's progress: coarsening, then one per level

@@ -27,6 +27,7 @@ class Partition:
         levels: number of graphs in the hierarchy (1 = no coarsening).
         preset: the preset name used.
         seed: the seed used.
+        device: where coarsening and refinement ran: "cpu" or "cuda" (device="auto" resolved).
     """
 
     assignment: np.ndarray
@@ -42,6 +43,7 @@ class Partition:
     levels: int = 1
     preset: str = "default"
     seed: int = 0
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
         for arr in (self.assignment, self.block_weights, self.targets, self.target_weights,
@@ -73,6 +75,7 @@ class Partition:
             "levels": int(self.levels),
             "preset": self.preset,
             "seed": int(self.seed),
+            "device": self.device,
             "times": {name: float(t) for name, t in self.times.items()},
             "time_s": float(self.times.get("total", sum(self.times.values()))),
         }
