@@ -136,6 +136,7 @@ class RunResult:
     failures: list[str] = field(default_factory=list)
     recovery_s: float = 0.0
     segments: list[int] = field(default_factory=list)
+    phases: int = 1  # worklist runs of the query (PageRank's a-posteriori test may ask for more than one)
 
     def summary(self) -> dict:
         """JSON-ready figures (no per-vertex values)."""
@@ -146,7 +147,7 @@ class RunResult:
                 "devices": self.devices, "per_device_work_items": self.per_device, "routing": self.routing,
                 "transport": self.transport, "delta": self.delta, "priority_raises": self.priority_raises,
                 "edges_relaxed": self.edges_relaxed, "failures": self.failures, "recovery_s": self.recovery_s,
-                "per_device_segments": self.segments}
+                "per_device_segments": self.segments, "phases": self.phases}
 
 
 def resolve_devices(devices) -> list[Device]:
