@@ -35,7 +35,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from apportion._chunked import run_chunked
-from apportion.apps._pagerank_kernels import pagerank_residuals_chunk, pagerank_step
+from apportion.apps._pagerank_kernels import pagerank_residuals_chunk, pagerank_step, signed_targets_chunk
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.runtime.distributed_worklist import DistributedWorklist, RunResult, WorklistProgram, resolve_devices
@@ -127,7 +127,7 @@ def pagerank(graph: Graph, *, devices=2, transport: str = "threads", routing: st
         program = WorklistProgram("pagerank", pagerank_step, weights=share, initial_value=0.0,
                                   dtype=np.dtype(np.float64), on_receive=split_receive_owner,
                                   make_extra=_extra_maker(ranks, epsilon), output=_ranks_of,
-                                  recovery="restart")
+                                  recovery="restart", arc_targets=signed_targets)
         run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, batch=batch)
         results.append(run.run(seeds, seed_values, transport=transport, cluster=cluster))
         ranks = results[-1].values
@@ -143,6 +143,15 @@ def pagerank(graph: Graph, *, devices=2, transport: str = "threads", routing: st
     result = _merge(results)
     result.values = ranks / ranks.sum()
     return result
+
+
+def signed_targets(graph: Graph, owner: np.ndarray) -> np.ndarray:
+    """The arc targets PageRank's kernel reads: u for an arc v → u within one device, -u - 1 across devices."""
+    out = np.empty(graph.indices.shape[0], dtype=np.int64 if graph.n >= 2**31 - 1 else np.int32)
+    n = graph.n
+    chunks = max(1, min(64, n // 4096))
+    run_chunked(signed_targets_chunk, chunks, graph.indptr, graph.indices, owner, out)
+    return out
 
 
 def _extra_maker(ranks, epsilon: float):

@@ -14,6 +14,8 @@ a thread boundary, never a single item) and the compiled kernel that does the wo
 - `priority`: True when an item's value is its priority (BFS's level, SSSP's distance) so soft priority can
   defer it (the kernels read the value directly: no per-item call);
 - `kernel`: one batch of work with the signature of `apps/_bfs_kernels.bfs_step` (documented there);
+- `arc_targets(graph, owner)`: the arc targets the kernel reads instead of the graph's (made per run, so a recovery
+  with new owners gets its own);
 - `make_extra(n)`: per-device state beyond the values (PageRank's ranks), passed to the kernel last;
   `output(state)` the array whose owned entries are the result (default: the values).
 
@@ -74,6 +76,9 @@ class WorklistProgram:
     make_extra: Callable = lambda n: np.empty(0, dtype=np.float64)
     output: Callable = lambda state: state.values
     recovery: str = "monotone"  # or "restart" (module docstring, "Failures")
+    #: `arc_targets(graph, owner) -> indices`: the arc targets the kernel reads, made for the run's owners (PageRank
+    #: marks other devices' neighbours by a negative id so that its inner loop reads no owner); None: the graph's
+    arc_targets: Callable | None = None
 
     @staticmethod
     def pack(vertices: np.ndarray, values: np.ndarray) -> tuple:
@@ -198,6 +203,7 @@ class DistributedWorklist:
         self.k = len(devices)
         self.placement = placement.check(graph, self.k)
         self.owner = np.ascontiguousarray(placement.owner, dtype=np.int32)
+        self.indices = graph.indices if program.arc_targets is None else program.arc_targets(graph, self.owner)
         if isinstance(routing, str) and routing not in WORKLIST_ROUTINGS:
             raise InputError(f"unknown routing {routing!r} for a distributed worklist; choose one of "
                              f"{', '.join(WORKLIST_ROUTINGS)}")

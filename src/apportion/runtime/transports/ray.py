@@ -97,7 +97,7 @@ def run_ray(run, seeds: np.ndarray, seed_values: np.ndarray, cluster: str | None
     connect(cluster, local_cpus=max(2, run.k) if cluster is None else None)
     cpus = float(ray.cluster_resources().get("CPU", 1.0))
     per_actor = min(1.0, cpus / run.k)  # more devices than CPUs still start (they share)
-    indptr, indices = ray.put(run.graph.indptr), ray.put(run.graph.indices)  # top-level refs: resolved
+    indptr, indices = ray.put(run.graph.indptr), ray.put(run.indices)  # top-level refs: resolved
     splits = getattr(run.policy, "splits_by_owner", False)
     n = run.graph.n
     out_capacity = len(run.states[0].out_v)

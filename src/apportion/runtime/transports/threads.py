@@ -159,7 +159,7 @@ def _worker(run, state) -> None:
         if promote:
             seen_threshold = threshold
         budget = 0 if window_full else run.batch
-        execution = state.device.run(program.kernel, graph.indptr, graph.indices, program.weights, run.owner, me,
+        execution = state.device.run(program.kernel, graph.indptr, run.indices, program.weights, run.owner, me,
                                      state.values, flags, queue, qstate, deferred, dstate, in_v, in_d,
                                      float(threshold), budget, promote, state.out_v, state.out_d, state.out_dest,
                                      counts, state.extra)
