@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from apportion.apps._bfs_kernels import bfs_levels_serial, bfs_step
+from apportion.apps._bfs_kernels import bfs_levels_serial, bfs_step, widen_levels
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.runtime.distributed_worklist import (DEFAULT_BATCH, DistributedWorklist, RunResult, WorklistProgram,
@@ -23,7 +23,10 @@ from apportion.runtime.distributed_worklist import (DEFAULT_BATCH, DistributedWo
 from apportion.runtime.placement import resolve_placement
 from apportion.runtime.priority import check_delta
 
-UNREACHED = np.iinfo(np.int64).max
+#: levels travel and live as int32 (a level is below n < 2^31): half the bytes of int64 in the level array
+#: each device reads once per arc, and in every message; the result is widened to int64
+LEVEL_DTYPE = np.dtype(np.int32)
+UNREACHED = int(np.iinfo(LEVEL_DTYPE).max)
 
 
 def _check_graph(graph) -> Graph:
@@ -65,11 +68,15 @@ def bfs(graph: Graph, source: int, *, devices=2, transport: str = "threads", rou
         else check_delta(priority_delta)
     device_list = resolve_devices(devices)
     chosen = resolve_placement(placement, graph, device_list, seed)
+    if graph.n >= UNREACHED:
+        raise InputError(f"BFS levels are int32: at most {UNREACHED - 1:,} vertices, got {graph.n:,}")
     program = WorklistProgram("bfs", bfs_step, weights=np.empty(0, dtype=np.int64), initial_value=UNREACHED,
-                              dtype=np.dtype(np.int64), priority=True)
+                              dtype=LEVEL_DTYPE, priority=True)
     run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)
     result = run.run(np.array([source]), np.array([0]), transport=transport, cluster=cluster)
-    result.values[result.values == UNREACHED] = -1
+    levels = np.empty(graph.n, dtype=np.int64)
+    widen_levels(result.values, levels)
+    result.values = levels
     return result
 
 

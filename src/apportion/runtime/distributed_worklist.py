@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+from numba import njit
 
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
@@ -155,6 +156,13 @@ class RunResult:
                 "per_device_segments": self.segments, "phases": self.phases}
 
 
+@njit(cache=True, nogil=True)
+def take_owned(values, output, owner, me):
+    """values[v] = output[v] for every v that `me` owns (a select per entry: no branch to mispredict)."""
+    for v in range(values.shape[0]):
+        values[v] = output[v] if owner[v] == me else values[v]
+
+
 def resolve_devices(devices) -> list[Device]:
     """Devices for a run: a count (that many one-thread CPU devices), a list of devices, or a platform (a name or
     file). Simulated devices (they have no real time) and GPU devices (no GPU kernels yet) are refused."""
@@ -268,11 +276,11 @@ class DistributedWorklist:
         elapsed = time.perf_counter() - started
         values = None
         for state in attempt.states:
-            mine = attempt.owner == state.index
             output = state.gathered if state.gathered is not None else self.program.output(state)
-            if values is None:
-                values = np.empty(self.graph.n, dtype=output.dtype)
-            values[mine] = output[mine]
+            if values is None:  # the first device's array, then every other owner's entries over it
+                values = np.array(output, copy=True)
+            else:  # compiled and branch-free (boolean indexing with a scattered mask took ~20 ms at n = 2^20)
+                take_owned(values, np.ascontiguousarray(output), attempt.owner, state.index)
         per_device = [0] * self.k
         for each in attempts:
             for state in each.states:

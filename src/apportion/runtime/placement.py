@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
@@ -105,8 +106,17 @@ def ranges_owner(n: int, k: int) -> np.ndarray:
 
 def cut_edges(graph: Graph, owner: np.ndarray) -> int:
     """Undirected edges whose two ends have different owners."""
-    src = np.repeat(np.arange(graph.n, dtype=np.int64), np.diff(graph.indptr))
-    return int(np.count_nonzero(owner[src] != owner[graph.indices])) // 2
+    return int(_cut_arcs(graph.indptr, graph.indices, np.ascontiguousarray(owner))) // 2
+
+
+@njit(cache=True, nogil=True)
+def _cut_arcs(indptr, indices, owner):
+    cut = 0
+    for v in range(indptr.shape[0] - 1):
+        mine = owner[v]
+        for e in range(indptr[v], indptr[v + 1]):
+            cut += owner[indices[e]] != mine
+    return cut
 
 
 def feasible_imbalance(n: int, k: int, targets=None, weights: np.ndarray | None = None) -> float:
