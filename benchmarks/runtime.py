@@ -430,13 +430,16 @@ def ray_section(case: Case, args) -> list[dict]:
     try:
         for app in ("bfs", "sssp"):
             threads_best = timed(lambda: run_app(app, case, devices=2), args.repeats)[0]
-            run_app(app, case, devices=2, transport="ray")  # warm: workers import and compile
+            run_app(app, case, devices=2, transport="ray")  # warm: starts the actors (then reused), imports, compiles
             best, _, result = timed(lambda: run_app(app, case, devices=2, transport="ray"), args.ray_repeats)
             rows.append({"app": app, "threads": threads_best, "ray": best, "inner": result.time_s,
                          "exact": matches(app, case, result.values), "overhead": best / threads_best})
             print(f"  {case.label:16} {app:5} threads {threads_best:.3f} s  ray {best:.3f} s "
                   f"(run {result.time_s:.3f} s)  exact {rows[-1]['exact']}", flush=True)
     finally:
+        from apportion.runtime.transports.ray import release_actors
+
+        release_actors()
         ray.shutdown()
     return rows
 
