@@ -4,7 +4,8 @@
 `pagerank_step` follows the kernel contract of `_bfs_kernels.bfs_step` with these meanings:
 
 - `values` are residuals: the owner's true residual for an owned vertex, a halo accumulator otherwise;
-- `weights[v]` = α / deg(v) (0 for isolated vertices), `extra[:n]` the ranks, `extra[n]` the threshold ε;
+- `weights[v]` = α / deg(v) (0 for isolated vertices), `extra[:n]` the ranks, `extra[n]` the threshold ε,
+  `extra[n + 1]` the halo items after which a batch ends early (sent sooner: see pagerank.FLUSH_ITEMS);
 - `indices` are *signed* arc targets (`signed_targets_chunk`, made per run from the owners): u when the arc's
   ends have the same owner, -u - 1 when u belongs to another device, so the inner loop reads no owner array
   (a random read per arc: about a quarter of the kernel's time on delaunay 2^20);
@@ -46,6 +47,7 @@ def pagerank_step(indptr, indices, weights, owner, me, residual, flags, queue, q
                   in_d, threshold, budget, promote, out_v, out_d, out_dest, counts, extra):
     n = weights.shape[0]
     epsilon = extra[n]
+    flush_at = extra[n + 1]
     pushed = 0
     active = qstate[2]
     for i in range(in_v.shape[0]):
@@ -66,8 +68,8 @@ def pagerank_step(indptr, indices, weights, owner, me, residual, flags, queue, q
         if mass >= epsilon and owner[v] == me:
             begin = indptr[v]
             end = indptr[v + 1]
-            if n_out + (end - begin) > capacity:
-                break  # the out buffers are full: send them first (the cursor stays on v)
+            if n_out + (end - begin) > capacity or n_out >= flush_at:
+                break  # the out buffers are full, or hold enough to send: send them (the cursor stays on v)
             residual[v] = 0.0
             extra[v] += mass
             share = mass * weights[v]

@@ -48,9 +48,14 @@ DEFAULT_TOLERANCE = 1e-3
 STARTING_FACTOR = 1.5
 #: vertices a device pushes per kernel call: larger batches cut the per-call Python cost (counting, tracing,
 #: sending), smaller ones send the other devices their shares sooner — on rmat 18, whose balanced 2-way cut is 45 %
-#: of the arcs, 2^12 / 2^13 / 2^14 / 2^16 / 2^18 gave 15.0 / 15.5 / 17.1 / 24.0 / 34.7 n pushes (a device
-#: pushing mass that the other has not sent yet pushes again later); delaunay 2^20 does 24.9-25.1 n at any size
-PAGERANK_BATCH = 1 << 14
+#: of the arcs, batches of 2^12 / 2^14 / 2^16 / 2^18 gave 15.0 / 17.1 / 24.0 / 34.7 n pushes (a device pushing
+#: mass that the other has not sent yet pushes again later), while delaunay 2^20 does 24.9-25.1 n at any size
+#: and ran 2.0 s with 2^14 against 1.3 s with 2^16 (one process, best of 3, load 2-3.6)...
+PAGERANK_BATCH = 1 << 16
+#: ...unless its out buffers already hold this many halo items: then the batch ends and they are sent. On a
+#: placement with a small cut (delaunay, road) batches stay long; on rmat 18 they end after a few thousand pushes
+#: (18.6 n pushes, 1.7 s against 1.6 s with batches of 2^14 in the same run)
+FLUSH_ITEMS = 1 << 15
 
 
 def _check_graph(graph) -> Graph:
@@ -157,18 +162,19 @@ def signed_targets(graph: Graph, owner: np.ndarray) -> np.ndarray:
 
 
 def _extra_maker(ranks, epsilon: float):
-    """make_extra for one phase: the ranks so far (zeros in the first) and ε after them."""
+    """make_extra for one phase: the ranks so far (zeros in the first), then ε and FLUSH_ITEMS."""
     def make_extra(size: int) -> np.ndarray:
-        extra = np.zeros(size + 1, dtype=np.float64)
+        extra = np.zeros(size + 2, dtype=np.float64)
         if ranks is not None:
             extra[:size] = ranks
         extra[size] = epsilon
+        extra[size + 1] = FLUSH_ITEMS
         return extra
     return make_extra
 
 
 def _ranks_of(state) -> np.ndarray:
-    return state.extra[:-1]
+    return state.extra[:-2]
 
 
 def _merge(results: list[RunResult]) -> RunResult:
