@@ -90,3 +90,20 @@ def test_error_bound_bounds_the_distance_of_partial_ranks(graph, scale):
     bound, residuals = error_bound(graph.indptr, graph.indices, share, ranks, base, 0.85)
     assert np.all(residuals >= -1e-15)
     assert np.abs(ranks / ranks.sum() - pagerank_reference(graph)).sum() <= bound + 1e-12
+
+
+def test_relabelling_is_made_once_per_placement_and_undone_in_the_result():
+    from apportion.apps.pagerank import relabelled
+
+    graph = generate("delaunay", 1500, seed=6)
+    placement = apportion.place(graph, devices=2, seed=0)
+    renumbered, moved, new_of_old = relabelled(graph, placement)
+    assert relabelled(graph, placement)[0] is renumbered  # cached while both live
+    assert np.all(np.diff(moved.owner) >= 0)  # each device's vertices are one contiguous block
+    assert np.array_equal(np.sort(new_of_old), np.arange(graph.n))
+    assert np.array_equal(moved.owner[new_of_old], placement.owner)
+    assert renumbered.m == graph.m and np.array_equal(np.sort(np.diff(renumbered.indptr)),
+                                                      np.sort(np.diff(graph.indptr)))
+    result = pagerank(graph, devices=2, placement=placement)
+    assert result.placement is placement
+    assert np.abs(result.values - pagerank_reference(graph)).sum() <= DEFAULT_TOLERANCE
