@@ -122,9 +122,10 @@ def bfs_levels_serial(indptr, indices, source, levels):
 
 
 @njit(cache=True, nogil=True)
-def widen_levels(levels, out):
-    """out[v] = levels[v] as int64, -1 where it is the int32 "unreached" mark (one pass, no temporaries)."""
+def widen_levels(levels, new_of_old, out):
+    """out[v] = levels[new_of_old[v]] as int64 (the levels of a renumbered run, back in the graph's numbering),
+    -1 where it is the int32 "unreached" mark (one pass, no temporaries)."""
     unreached = np.iinfo(levels.dtype).max
-    for v in range(levels.shape[0]):
-        level = levels[v]
+    for v in range(out.shape[0]):
+        level = levels[new_of_old[v]]
         out[v] = -1 if level == unreached else level

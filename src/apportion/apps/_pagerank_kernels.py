@@ -121,49 +121,6 @@ def signed_targets_chunk(first, stride, chunks, indptr, indices, owner, out):
 
 
 @njit(cache=True, nogil=True)
-def bfs_order(indptr, indices):
-    """Every vertex once, in breadth-first order from the least unvisited id of each component (a locality
-    order: neighbours get near ids)."""
-    n = indptr.shape[0] - 1
-    order = np.empty(n, dtype=np.int64)
-    seen = np.zeros(n, dtype=np.uint8)
-    tail = 0
-    head = 0
-    for root in range(n):
-        if seen[root]:
-            continue
-        seen[root] = 1
-        order[tail] = root
-        tail += 1
-        while head < tail:
-            v = order[head]
-            head += 1
-            for e in range(indptr[v], indptr[v + 1]):
-                u = indices[e]
-                if not seen[u]:
-                    seen[u] = 1
-                    order[tail] = u
-                    tail += 1
-    return order
-
-
-@njit(cache=True, nogil=True)
-def permute_csr(indptr, indices, order, new_of_old, new_indptr, new_indices):
-    """The CSR arrays of the graph relabelled so that new vertex i is old vertex order[i]."""
-    n = indptr.shape[0] - 1
-    new_indptr[0] = 0
-    for i in range(n):
-        v = order[i]
-        new_indptr[i + 1] = new_indptr[i] + indptr[v + 1] - indptr[v]
-    for i in range(n):
-        v = order[i]
-        at = new_indptr[i]
-        for e in range(indptr[v], indptr[v + 1]):
-            new_indices[at] = new_of_old[indices[e]]
-            at += 1
-
-
-@njit(cache=True, nogil=True)
 def pagerank_residuals_chunk(first, stride, chunks, indptr, indices, share, ranks, base, out, norms):
     """Chunks first, first + stride, ... of `chunks` slices of the vertices: out[v] = base + Σ share[u] x_u − x_v
     (u over v's neighbours) and norms[chunk] = Σ |out[v]| over the chunk."""

@@ -20,7 +20,7 @@ from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.runtime.distributed_worklist import (DEFAULT_BATCH, DistributedWorklist, RunResult, WorklistProgram,
                                                     check_source, resolve_devices)
-from apportion.runtime.placement import resolve_placement
+from apportion.runtime.placement import relabelled, resolve_placement
 from apportion.runtime.priority import check_delta
 
 #: levels travel and live as int32 (a level is below n < 2^31): half the bytes of int64 in the level array
@@ -68,15 +68,17 @@ def bfs(graph: Graph, source: int, *, devices=2, transport: str = "threads", rou
         else check_delta(priority_delta)
     device_list = resolve_devices(devices)
     chosen = resolve_placement(placement, graph, device_list, seed)
+    renumbered, moved, new_of_old = relabelled(graph, chosen)  # each device a contiguous, local block
     if graph.n >= UNREACHED:
         raise InputError(f"BFS levels are int32: at most {UNREACHED - 1:,} vertices, got {graph.n:,}")
     program = WorklistProgram("bfs", bfs_step, weights=np.empty(0, dtype=np.int64), initial_value=UNREACHED,
                               dtype=LEVEL_DTYPE, priority=True)
-    run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)
-    result = run.run(np.array([source]), np.array([0]), transport=transport, cluster=cluster)
+    run = DistributedWorklist(renumbered, program, device_list, moved, routing=routing, delta=delta, batch=batch)
+    result = run.run(np.array([new_of_old[source]]), np.array([0]), transport=transport, cluster=cluster)
     levels = np.empty(graph.n, dtype=np.int64)
-    widen_levels(result.values, levels)
+    widen_levels(result.values, new_of_old, levels)
     result.values = levels
+    result.placement = chosen
     return result
 
 

@@ -29,19 +29,17 @@ kept: they are the host's), `DistributedWorklist`'s "restart" recovery.
 from __future__ import annotations
 
 import time
-import weakref
 from dataclasses import replace
 
 import numpy as np
 from scipy.sparse import csr_matrix
 
 from apportion._chunked import run_chunked
-from apportion.apps._pagerank_kernels import (bfs_order, pagerank_residuals_chunk, pagerank_step, permute_csr,
-                                              signed_targets_chunk)
+from apportion.apps._pagerank_kernels import pagerank_residuals_chunk, pagerank_step, signed_targets_chunk
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.runtime.distributed_worklist import DistributedWorklist, RunResult, WorklistProgram, resolve_devices
-from apportion.runtime.placement import Placement, resolve_placement
+from apportion.runtime.placement import relabelled, resolve_placement
 from apportion.runtime.split import split_receive_owner
 
 ALPHA = 0.85
@@ -155,38 +153,6 @@ def pagerank(graph: Graph, *, devices=2, transport: str = "threads", routing: st
     result.values = (ranks / ranks.sum())[new_of_old]
     result.placement = original_placement
     return result
-
-
-#: (id(graph), id(placement)) -> (weak refs to both, relabelled graph, relabelled placement, new_of_old)
-_RELABELLED: dict = {}
-
-
-def relabelled(graph: Graph, placement: Placement) -> tuple[Graph, Placement, np.ndarray]:
-    """The graph and placement with the vertices renumbered device by device, each device's block in
-    breadth-first order, and new_of_old (old vertex v is new vertex new_of_old[v]). Each device then reads its
-    own contiguous, local part of the residual and rank arrays instead of scattered ids (delaunay 2^20 on two
-    devices: 1.8-5.0 s before, 0.42-0.97 s after, same process, load 2.5-3.2). Made once per (graph, placement)
-    while both live — like the placement itself, preprocessing that every later query reuses (about 0.1 s at
-    2^20, paid by the first query)."""
-    key = (id(graph), id(placement))
-    entry = _RELABELLED.get(key)
-    if entry is not None and entry[0]() is graph and entry[1]() is placement:
-        return entry[2], entry[3], entry[4]
-    n = graph.n
-    by_bfs = bfs_order(graph.indptr, graph.indices)
-    order = by_bfs[np.argsort(placement.owner[by_bfs], kind="stable")]
-    new_of_old = np.empty(n, dtype=np.int64)
-    new_of_old[order] = np.arange(n, dtype=np.int64)
-    indptr = np.empty(n + 1, dtype=np.int64)
-    indices = np.empty_like(graph.indices)
-    permute_csr(graph.indptr, graph.indices, order, new_of_old, indptr, indices)
-    renumbered = Graph._trusted(indptr, indices, name=graph.name)
-    moved = Placement(owner=np.ascontiguousarray(placement.owner[order]), k=placement.k, method=placement.method,
-                      seed=placement.seed, time_s=placement.time_s, cut=placement.cut)
-    for stale in [k for k, e in _RELABELLED.items() if e[0]() is None or e[1]() is None]:
-        del _RELABELLED[stale]
-    _RELABELLED[key] = (weakref.ref(graph), weakref.ref(placement), renumbered, moved, new_of_old)
-    return renumbered, moved, new_of_old
 
 
 def signed_targets(graph: Graph, owner: np.ndarray) -> np.ndarray:
