@@ -8,6 +8,9 @@ the router (`routing="ring"`, the paper's default, or `"direct"`). Levels only d
 whatever the interleaving. Soft priority (§4.4, the level as priority) is on by default: without it a device
 that runs ahead spreads levels that turn out too high and the work behind them is redone (docs/runtime.md has
 the measured work with and without it).
+The run works on `runtime.placement.relabelled(graph, placement)` — the vertices renumbered so that each device
+owns a contiguous block in breadth-first order, made once per graph and placement — and maps the levels back;
+levels are int32 inside the run and in messages, int64 in the result.
 `bfs_reference` is the sequential BFS every result is checked against.
 """
 

@@ -22,6 +22,9 @@ more pushes; ε never goes below it, so the loop ends. Normalising the solution 
 PageRank with isolated (dangling) mass redistributed uniformly (Langville & Meyer).
 `pagerank_reference` is the power iteration every result is checked against.
 
+The run works on `runtime.placement.relabelled(graph, placement)` (each device a contiguous block in breadth-first
+order; made once per graph and placement) and maps the ranks back.
+
 A device that dies: the phase restarts on the survivors from its own seeds (the ranks it started from are
 kept: they are the host's), `DistributedWorklist`'s "restart" recovery.
 """
