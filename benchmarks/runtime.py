@@ -19,6 +19,7 @@ Everything in one run, on generated graphs: delaunay 2^20 (random integer weight
 
     .venv/bin/python benchmarks/runtime.py            # full sizes; tables into docs/runtime.md (~15 min)
     .venv/bin/python benchmarks/runtime.py --quick    # 2^16 / rmat 14, a couple of minutes, prints only
+    .venv/bin/python benchmarks/runtime.py --sections speed --apps pagerank --graphs rmat   # one part, prints only
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ QUICK = [("delaunay", 1 << 16), ("rmat", 1 << 14), ("road", 1 << 16)]
 WEIGHT_SEED = 12345
 PAGERANK_TOLERANCE = 1e-8  # NetworKit's; apportion runs at its default (L1 ≤ 1e-3 guaranteed) and is checked
 APPS = ("bfs", "sssp", "pagerank", "cc")
+SECTIONS = ("speed", "correctness", "work", "hetero", "profile", "failure", "ray")
 APP_NAMES = {"bfs": "BFS", "sssp": "SSSP", "pagerank": "PageRank", "cc": "CC", "cc-worklist": "CC (worklist)"}
 
 
@@ -255,8 +257,8 @@ def shares(result) -> tuple[float, float, float]:
 def speed(cases: list[Case], args) -> list[dict]:
     rows = []
     for case in cases:
-        for app in APPS:
-            repeats = 1 if app == "pagerank" else args.repeats
+        for app in [a for a in APPS if a in args.apps.split(",")]:
+            repeats = args.repeats
             run_app(app, case, devices=2)  # warm-up: compiles nothing new after the first graph, warms caches
             best, median, result = timed(lambda: run_app(app, case, devices=2), repeats)
             if not matches(app, case, result.values):
@@ -377,10 +379,19 @@ def profile(case: Case, args) -> list[dict]:
     return rows
 
 
+_ONE_DEVICE: dict = {}
+
+
 def profiled(app: str, case: Case, devices: int, delta, args) -> dict:
-    run_app(app, case, devices=devices, priority_delta=delta, placement="ranges" if devices == 1 else case.placement)
+    import apportion
+
+    if devices == 1:  # one placement object, made once: BFS renumbers per placement (cached), like any query
+        placement = _ONE_DEVICE.setdefault(case.label, apportion.place(case.graph, devices=1, method="ranges"))
+    else:
+        placement = case.placement
+    run_app(app, case, devices=devices, priority_delta=delta, placement=placement)
     best, _, result = timed(lambda: run_app(app, case, devices=devices, priority_delta=delta,
-                                            placement="ranges" if devices == 1 else case.placement), args.repeats)
+                                            placement=placement), args.repeats)
     assert matches(app, case, result.values)
     seconds = {"compute": 0.0, "transfer": 0.0, "idle": 0.0}
     for per_kind in result.trace.time_by_kind().values():
@@ -428,13 +439,16 @@ def ray_section(case: Case, args) -> list[dict]:
     try:
         for app in ("bfs", "sssp"):
             threads_best = timed(lambda: run_app(app, case, devices=2), args.repeats)[0]
-            run_app(app, case, devices=2, transport="ray")  # warm: workers import and compile
+            run_app(app, case, devices=2, transport="ray")  # warm: starts the actors (then reused), imports, compiles
             best, _, result = timed(lambda: run_app(app, case, devices=2, transport="ray"), args.ray_repeats)
             rows.append({"app": app, "threads": threads_best, "ray": best, "inner": result.time_s,
                          "exact": matches(app, case, result.values), "overhead": best / threads_best})
             print(f"  {case.label:16} {app:5} threads {threads_best:.3f} s  ray {best:.3f} s "
                   f"(run {result.time_s:.3f} s)  exact {rows[-1]['exact']}", flush=True)
     finally:
+        from apportion.runtime.transports.ray import release_actors
+
+        release_actors()
         ray.shutdown()
     return rows
 
@@ -527,7 +541,7 @@ def render(results: dict, cases: list[Case], args, started: float) -> str:
               f"{(time.perf_counter() - started) / 60:.1f} min on {platform.machine()} with {os.cpu_count()} logical "
               f"CPUs; `uptime` load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 "
               f"min: other processes shared the cores, so read the times as ±50 %). apportion: 2 one-thread CPU "
-              f"devices unless said, best of {args.repeats} wall-clock queries after one warm-up (PageRank: 1), "
+              f"devices unless said, best of {args.repeats} wall-clock queries after one warm-up, "
               f"placement passed in and timed apart. Anchors: best of {args.repeats}; SciPy {scipy.__version__} "
               f"(one thread), NetworKit {networkit.__version__} ({args.threads} threads), Numba "
               f"{numba.__version__}. Weights: uniform integers 1–99 (seed {WEIGHT_SEED}) on delaunay and rmat, "
@@ -572,41 +586,71 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="placement seed")
     parser.add_argument("--no-ray", action="store_true", help="skip the Ray section")
     parser.add_argument("--no-docs", action="store_true", help="print only; leave docs/runtime.md alone")
+    parser.add_argument("--sections", default=",".join(SECTIONS),
+                        help=f"comma-separated sections to run (default all: {','.join(SECTIONS)}); a subset "
+                             "prints only")
+    parser.add_argument("--apps", default=",".join(APPS), help="apps of the speed section (default all)")
+    parser.add_argument("--graphs", default="delaunay,rmat,road",
+                        help="graph kinds of the speed section (default all; the other sections use theirs)")
     args = parser.parse_args()
+    sections = [s for s in args.sections.split(",") if s]
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections {sorted(unknown)}; choose from {','.join(SECTIONS)}")
+    partial = set(sections) != set(SECTIONS) or set(args.apps.split(",")) != set(APPS) \
+        or set(args.graphs.split(",")) != {"delaunay", "rmat", "road"}
     started = time.perf_counter()
 
     import networkit as nk
 
     nk.setNumberOfThreads(args.threads)
     warm_partitioner()
-    small = [prepare(kind, n, args.seed) for kind, n in QUICK]
-    cases = small if args.quick else [prepare(kind, n, args.seed) for kind, n in FULL]
+    wanted = set(args.graphs.split(","))
+    if not partial:
+        wanted = {"delaunay", "rmat", "road"}
+    if "hetero" in sections:
+        wanted |= {"rmat", "road"}
+    if {"work", "profile", "failure", "ray"} & set(sections):
+        wanted |= {"road"} if args.quick else {"delaunay", "road"}
+    needs_small = "correctness" in sections or args.quick
+    small = [prepare(kind, n, args.seed) for kind, n in QUICK if needs_small and (kind in wanted or
+                                                                                   "correctness" in sections)]
+    sizes = QUICK if args.quick else FULL
+    cases = small if args.quick else [prepare(kind, n, args.seed) for kind, n in sizes if kind in wanted]
+    by_kind = {case.graph.name.split()[0]: case for case in cases}
     print(f"graphs ready in {time.perf_counter() - started:.1f} s: "
           + ", ".join(f"{c.label} (n={c.graph.n:,} m={c.graph.m:,})" for c in cases), flush=True)
-    results: dict = {}
-    print("speed", flush=True)
-    results["speed"] = speed(cases, args)
-    print("correctness", flush=True)
-    results["correctness"] = correctness(small)
-    print("work", flush=True)
-    road = cases[2]
-    results["work"] = work([cases[0], road] if not args.quick else cases, args)
-    print("heterogeneity", flush=True)
-    results["hetero"] = heterogeneity([cases[1], road], args)
-    print("profile", flush=True)
-    results["profile_graph"], results["profile_source"] = road.label, road.source
-    results["profile"] = profile(road, args)
-    print("failure", flush=True)
-    results["failure_graph"] = road.label
-    results["failure"] = failure(road)
-    if not args.no_ray:
+    results: dict = {"speed": [], "correctness": [], "work": [], "hetero": [], "profile": [], "failure": []}
+    speed_cases = [c for c in cases if c.graph.name.split()[0] in set(args.graphs.split(","))]
+    if "speed" in sections:
+        print("speed", flush=True)
+        results["speed"] = speed(speed_cases, args)
+    if "correctness" in sections:
+        print("correctness", flush=True)
+        results["correctness"] = correctness(small)
+    road = by_kind.get("road")
+    if "work" in sections:
+        print("work", flush=True)
+        results["work"] = work([by_kind["delaunay"], road] if not args.quick else cases, args)
+    if "hetero" in sections:
+        print("heterogeneity", flush=True)
+        results["hetero"] = heterogeneity([by_kind["rmat"], road], args)
+    results["profile_graph"], results["profile_source"] = (road.label, road.source) if road else ("", 0)
+    if "profile" in sections:
+        print("profile", flush=True)
+        results["profile"] = profile(road, args)
+    results["failure_graph"] = road.label if road else ""
+    if "failure" in sections:
+        print("failure", flush=True)
+        results["failure"] = failure(road)
+    if "ray" in sections and not args.no_ray:
         print("ray", flush=True)
         results["ray_graph"] = road.label
         results["ray"] = ray_section(road, args)
     table = render(results, cases, args, started)
     print()
     print_rich(table)
-    if not args.no_docs and not args.quick:
+    if not args.no_docs and not args.quick and not partial:
         write_generated_block(DOC, "runtime", table)
         print(f"tables written to {DOC.relative_to(REPO)}")
     return 0

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.gpu
 @settings(max_examples=6, deadline=None)
 @given(n=st.integers(1, 50), degree=st.floats(0.2, 3.0), seed=st.integers(0, 99), cut=st.floats(0.0, 1.0))
 def test_gpu_shiloach_vishkin_equals_the_cpu_kernel(n, degree, seed, cut):
-    graph = apportion.generate("er", n=n, avg_degree=degree, seed=seed)
+    graph = apportion.generate("er", n=n, avg_degree=min(degree, n - 1), seed=seed)
     lo = int(n * cut)
     cpu_parent, cpu_cross, cpu_counters = np.full(n, -7, np.int64), np.empty((max(2 * graph.m, 1), 2), np.int64), \
         np.zeros(2, np.int64)
@@ -72,7 +72,7 @@ def test_split_algorithms_on_a_cpu_and_a_cuda_device_equal_scipy(n, degree, seed
 
     pair = device_pair(Platform([CPUDevice(1, name="cpu"), CUDADevice(0)]))
     assert pair.gpu.name == "cuda0" and not pair.simulated
-    graph = apportion.generate("er", n=n, avg_degree=degree, seed=seed)
+    graph = apportion.generate("er", n=n, avg_degree=min(degree, n - 1), seed=seed)
     labels = split_connected_components(graph, threshold, None, pair=pair)
     np.testing.assert_array_equal(labels.result, cc_reference(graph))
     matrix = graph.to_scipy(weighted=False).tocsr().astype(np.float64)

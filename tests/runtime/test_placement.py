@@ -90,3 +90,22 @@ def test_partition_targets_come_from_the_measured_speeds(graph, tmp_path, monkey
         assert abs(override[0] - 300) <= 10
     finally:
         calibrate.forget()
+
+
+def test_work_balance_gives_the_slow_device_less_work_by_edges():
+    """Beside a device 3× faster, the throttled one gets about a quarter of the arcs (degree + 1 per vertex is
+    the balanced weight), even on rmat where a quarter of the *vertices* can be nearly all of the arcs or none."""
+    rmat = generate("rmat", 1 << 12, seed=2)
+    degrees = np.diff(rmat.indptr)
+    devices = [CPUDevice(1), ThrottledDevice(CPUDevice(1), 3.0)]
+    for graph in (rmat, generate("delaunay", 2000, seed=4)):
+        owner = place(graph, devices, method="partition", speeds=[3, 1], seed=1).owner
+        arcs = np.bincount(owner, weights=np.diff(graph.indptr) + 1, minlength=2)
+        assert arcs[1] < arcs[0]
+        assert abs(arcs[1] / arcs.sum() - 0.25) <= 0.05  # small graphs: a hub is a few % of the arcs
+    # counting vertices instead (the paper's way) leaves the arcs wherever the hubs fall
+    by_vertices = place(rmat, devices, method="partition", speeds=[3, 1], seed=1, balance="vertices").sizes()
+    assert abs(by_vertices[1] / rmat.n - 0.25) <= 0.03
+    assert degrees.max() > 10 * degrees.mean()  # a graph where it matters
+    with pytest.raises(InputError):
+        place(rmat, 2, balance="edges")

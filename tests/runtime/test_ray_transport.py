@@ -66,3 +66,25 @@ def test_a_device_dying_in_an_actor_and_a_killed_actor_do_not_change_results(loc
     result = sssp(GRAPH, 0, devices=devices, transport="ray", placement="random", batch=16)
     np.testing.assert_array_equal(result.values, sssp_reference(GRAPH, 0))
     assert sorted(result.failures) == ["dying", "faulty"]
+
+
+def test_actors_are_reused_across_queries_and_a_failed_query_pools_none(local_ray):
+    from apportion.runtime.transports import ray as transport
+
+    transport.release_actors()
+    first = bfs(GRAPH, 0, devices=2, transport="ray")
+    pooled = [actor._actor_id for actor in transport._POOL[transport._job(local_ray)]]
+    assert len(pooled) == 2
+    second = sssp(GRAPH, 0, devices=2, transport="ray")  # another app, same actors
+    assert [actor._actor_id for actor in transport._POOL[transport._job(local_ray)]] == pooled
+    np.testing.assert_array_equal(first.values, bfs_reference(GRAPH, 0))
+    np.testing.assert_array_equal(second.values, sssp_reference(GRAPH, 0))
+    devices = [CPUDevice(1, name="a"), FaultyDevice(CPUDevice(1), 2, name="faulty")]
+    third = bfs(GRAPH, 0, devices=devices, transport="ray", batch=16)
+    np.testing.assert_array_equal(third.values, bfs_reference(GRAPH, 0))
+    assert third.failures == ["faulty"]
+    # the failed attempt's two actors were killed, never pooled; the recovery's new one went back to the pool
+    now = [actor._actor_id for actor in transport._POOL[transport._job(local_ray)]]
+    assert len(now) == 1 and now[0] not in pooled
+    transport.release_actors()
+    assert not transport._POOL

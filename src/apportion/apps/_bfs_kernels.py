@@ -67,7 +67,7 @@ def bfs_step(indptr, indices, weights, owner, me, levels, flags, queue, qstate, 
             continue
         flags[v] = NOT_QUEUED
         processed += 1
-        next_level = level + 1
+        next_level = levels.dtype.type(level + 1)  # the levels' own type (int32): no widening per arc
         for e in range(begin, end):
             u = indices[e]
             if next_level < levels[u]:
@@ -119,3 +119,13 @@ def bfs_levels_serial(indptr, indices, source, levels):
                 levels[u] = levels[v] + 1
                 fifo[tail] = u
                 tail += 1
+
+
+@njit(cache=True, nogil=True)
+def widen_levels(levels, new_of_old, out):
+    """out[v] = levels[new_of_old[v]] as int64 (the levels of a renumbered run, back in the graph's numbering),
+    -1 where it is the int32 "unreached" mark (one pass, no temporaries)."""
+    unreached = np.iinfo(levels.dtype).max
+    for v in range(out.shape[0]):
+        level = levels[new_of_old[v]]
+        out[v] = -1 if level == unreached else level

@@ -1,25 +1,45 @@
-"""Compiled kernel of the multi-device PageRank by residual push on the distributed worklist (seed 003 §4.5 and
+"""Compiled kernels of the multi-device PageRank by residual push on the distributed worklist (seed 003 §4.5 and
 §5.1.3: "local vertices re-queued when their residual crosses ε, remote residuals forwarded and merged").
 
 `pagerank_step` follows the kernel contract of `_bfs_kernels.bfs_step` with these meanings:
 
 - `values` are residuals: the owner's true residual for an owned vertex, a halo accumulator otherwise;
-- `weights[v]` = α / deg(v) (0 for isolated vertices), `extra[:n]` the ranks, `extra[n]` the threshold ε;
-- an incoming (v, r) adds r to v's residual; v is queued when its residual reaches ε;
+- `weights[v]` = α / deg(v) (0 for isolated vertices), `extra[:n]` the ranks, `extra[n]` the threshold ε,
+  `extra[n + 1]` the halo items after which a batch ends early (sent sooner: see pagerank.FLUSH_ITEMS);
+- `indices` are *signed* arc targets (`signed_targets_chunk`, made per run from the owners): u when the arc's
+  ends have the same owner, -u - 1 when u belongs to another device, so the inner loop reads no owner array
+  (a random read per arc: about a quarter of the kernel's time on delaunay 2^20);
+- an incoming (v, r) adds r to v's residual; v becomes *active* when its residual reaches ε;
 - processing v moves its residual r to its rank and adds r α / deg(v) to every neighbour's residual: owned
-  neighbours are queued when they reach ε; other devices' neighbours accumulate in the halo entry, and every
+  neighbours become active when they reach ε; other devices' neighbours accumulate in the halo entry, and every
   halo entry touched in the batch is sent to its owner once, at the end of the batch, and reset to zero.
+
+The active set is the worklist: an owned vertex is active exactly while its residual is at least ε (a residual
+only grows until its vertex is processed), so the kernel counts the crossings of ε (old < ε ≤ new) instead of
+keeping flags; `qstate[2]` holds the count (what the termination count and the worker read). The order is not
+FIFO. The kernel sweeps the vertex ids in
+increasing order from a cursor kept in `qstate[0]` (wrapping around), processing the active vertices it meets:
+a Gauss-Seidel order. Against a FIFO queue this (1) reads the CSR arrays and the ranks in memory order instead of
+jumping to wherever the queue points, and (2) lets a vertex activated ahead of the cursor in the same sweep
+absorb what it received before it pushes, so it pushes more mass at a time. Measured on one thread over the whole
+of delaunay 2^20 at the same ε: 0.71 s for the sweep against 8.9 s for the FIFO queue, for the same 33.6 M
+pushes (rmat 18: 0.61 s against 2.4 s) — the queue's random walk through 40 MB of arrays was the cost.
+`flags`, `queue` and the deferred list are unused.
 
 Residual mass is conserved up to the ranks' share, so the run ends with every residual under ε. The order of
 additions depends on the interleaving: ranks agree with the sequential result to rounding, not bit for bit.
 No soft priority: `threshold` and `promote` are unused.
+
+`pagerank_residuals_chunk` (a chunk kernel for `apportion._chunked.run_chunked`): the residual b + α Pᵀ x − x of
+unnormalised ranks x (b = `base` per vertex; the graph is undirected, so (Pᵀ x)_v = Σ_{u ∈ N(v)} share[u] x_u,
+a pull) and its L1 norm per chunk: the driver's a-posteriori convergence test.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-from apportion.runtime.worklist import NOT_QUEUED, wl_pop, wl_push
 
 
 @njit(cache=True, nogil=True)
@@ -27,42 +47,56 @@ def pagerank_step(indptr, indices, weights, owner, me, residual, flags, queue, q
                   in_d, threshold, budget, promote, out_v, out_d, out_dest, counts, extra):
     n = weights.shape[0]
     epsilon = extra[n]
+    flush_at = extra[n + 1]
     pushed = 0
+    active = qstate[2]
     for i in range(in_v.shape[0]):
         v = in_v[i]
-        residual[v] += in_d[i]
-        if residual[v] >= epsilon:
-            pushed += wl_push(flags, queue, qstate, dstate, v)
+        old = residual[v]
+        r = old + in_d[i]
+        residual[v] = r
+        crossed = (old < epsilon) & (r >= epsilon)
+        pushed += crossed
+        active += crossed
     processed = 0
     n_out = 0
     edges = 0
     capacity = out_v.shape[0]
-    while processed < budget and qstate[2] > 0:
-        v = queue[qstate[0]]
-        begin = indptr[v]
-        end = indptr[v + 1]
-        if n_out + (end - begin) > capacity:
-            break  # the out buffers are full: send them first
-        wl_pop(flags, queue, qstate)
-        flags[v] = NOT_QUEUED
-        processed += 1
+    v = qstate[0]
+    while processed < budget and active > 0:
         mass = residual[v]
-        residual[v] = 0.0
-        extra[v] += mass
-        share = mass * weights[v]
-        for e in range(begin, end):
-            u = indices[e]
-            if owner[u] == me:
-                residual[u] += share
-                if residual[u] >= epsilon:
-                    pushed += wl_push(flags, queue, qstate, dstate, u)
-            else:
-                if residual[u] == 0.0:  # first touch in this batch: one item per halo vertex
-                    out_v[n_out] = u
-                    out_dest[n_out] = owner[u]
-                    n_out += 1
-                residual[u] += share
-        edges += end - begin
+        if mass >= epsilon and owner[v] == me:
+            begin = indptr[v]
+            end = indptr[v + 1]
+            if n_out + (end - begin) > capacity or n_out >= flush_at:
+                break  # the out buffers are full, or hold enough to send: send them (the cursor stays on v)
+            residual[v] = 0.0
+            extra[v] += mass
+            share = mass * weights[v]
+            crossed = 0
+            for e in range(begin, end):
+                u = indices[e]
+                if u >= 0:  # owned by this device (signed_targets)
+                    old = residual[u]
+                    r = old + share
+                    residual[u] = r
+                    crossed += (old < epsilon) & (r >= epsilon)
+                else:
+                    u = -u - 1
+                    if residual[u] == 0.0:  # first touch in this batch: one item per halo vertex
+                        out_v[n_out] = u
+                        out_dest[n_out] = owner[u]
+                        n_out += 1
+                    residual[u] += share
+            pushed += crossed
+            active += crossed - 1
+            processed += 1
+            edges += end - begin
+        v += 1
+        if v == n:
+            v = 0
+    qstate[0] = v
+    qstate[2] = active
     for i in range(n_out):  # flush the halo accumulators
         u = out_v[i]
         out_d[i] = residual[u]
@@ -72,3 +106,35 @@ def pagerank_step(indptr, indices, weights, owner, me, residual, flags, queue, q
     counts[2] = in_v.shape[0]
     counts[3] = n_out
     counts[4] = edges
+
+
+@njit(cache=True, nogil=True)
+def signed_targets_chunk(first, stride, chunks, indptr, indices, owner, out):
+    """out[e] = u for an arc v → u whose ends have the same owner, else -u - 1 (chunks of the vertices)."""
+    n = indptr.shape[0] - 1
+    for chunk in range(first, chunks, stride):
+        for v in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+            mine = owner[v]
+            for e in range(indptr[v], indptr[v + 1]):
+                u = indices[e]
+                out[e] = u if owner[u] == mine else -u - 1
+
+
+@njit(cache=True, nogil=True)
+def pagerank_residuals_chunk(first, stride, chunks, indptr, indices, share, ranks, base, out, norms):
+    """Chunks first, first + stride, ... of `chunks` slices of the vertices: out[v] = base + Σ share[u] x_u − x_v
+    (u over v's neighbours) and norms[chunk] = Σ |out[v]| over the chunk."""
+    n = indptr.shape[0] - 1
+    for chunk in range(first, chunks, stride):
+        lo = chunk * n // chunks
+        hi = (chunk + 1) * n // chunks
+        total = 0.0
+        for v in range(lo, hi):
+            pulled = 0.0
+            for e in range(indptr[v], indptr[v + 1]):
+                u = indices[e]
+                pulled += share[u] * ranks[u]
+            r = base + pulled - ranks[v]
+            out[v] = r
+            total += abs(r)
+        norms[chunk] = total

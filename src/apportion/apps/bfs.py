@@ -8,6 +8,9 @@ the router (`routing="ring"`, the paper's default, or `"direct"`). Levels only d
 whatever the interleaving. Soft priority (§4.4, the level as priority) is on by default: without it a device
 that runs ahead spreads levels that turn out too high and the work behind them is redone (docs/runtime.md has
 the measured work with and without it).
+The run works on `runtime.placement.relabelled(graph, placement)` — the vertices renumbered so that each device
+owns a contiguous block in breadth-first order, made once per graph and placement — and maps the levels back;
+levels are int32 inside the run and in messages, int64 in the result.
 `bfs_reference` is the sequential BFS every result is checked against.
 """
 
@@ -15,16 +18,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from apportion.apps._bfs_kernels import bfs_levels_serial, bfs_step
+from apportion.apps._bfs_kernels import bfs_levels_serial, bfs_step, widen_levels
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.platform.cuda import CudaKernel
 from apportion.runtime.distributed_worklist import (DEFAULT_BATCH, DistributedWorklist, RunResult, WorklistProgram,
                                                     check_source, resolve_devices)
-from apportion.runtime.placement import resolve_placement
+from apportion.runtime.placement import relabelled, resolve_placement
 from apportion.runtime.priority import check_delta
 
-UNREACHED = np.iinfo(np.int64).max
+#: levels travel and live as int32 (a level is below n < 2^31): half the bytes of int64 in the level array
+#: each device reads once per arc, and in every message; the result is widened to int64
+LEVEL_DTYPE = np.dtype(np.int32)
+UNREACHED = int(np.iinfo(LEVEL_DTYPE).max)
 
 
 def _check_graph(graph) -> Graph:
@@ -66,12 +72,18 @@ def bfs(graph: Graph, source: int, *, devices=2, transport: str = "threads", rou
         else check_delta(priority_delta)
     device_list = resolve_devices(devices)
     chosen = resolve_placement(placement, graph, device_list, seed)
+    renumbered, moved, new_of_old = relabelled(graph, chosen)  # each device a contiguous, local block
+    if graph.n >= UNREACHED:
+        raise InputError(f"BFS levels are int32: at most {UNREACHED - 1:,} vertices, got {graph.n:,}")
     program = WorklistProgram("bfs", bfs_step, weights=np.empty(0, dtype=np.int64), initial_value=UNREACHED,
-                              dtype=np.dtype(np.int64), priority=True,
+                              dtype=LEVEL_DTYPE, priority=True,
                               gpu_worker=CudaKernel("apportion.apps._worklist_cuda", "bfs_worklist"))
-    run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)
-    result = run.run(np.array([source]), np.array([0]), transport=transport, cluster=cluster)
-    result.values[result.values == UNREACHED] = -1
+    run = DistributedWorklist(renumbered, program, device_list, moved, routing=routing, delta=delta, batch=batch)
+    result = run.run(np.array([new_of_old[source]]), np.array([0]), transport=transport, cluster=cluster)
+    levels = np.empty(graph.n, dtype=np.int64)
+    widen_levels(result.values, new_of_old, levels)
+    result.values = levels
+    result.placement = chosen
     return result
 
 

@@ -11,6 +11,14 @@ count before send) and queues each message for the actor the routing policy name
 soon as it has something to do; the driver waits on whichever call finishes first (`ray.wait`), so devices run
 asynchronously. Segments travel as NumPy arrays through Ray's object store.
 
+Actors are reused across queries: starting one (a worker process that imports apportion and loads the compiled
+kernels) took seconds, 20-30 times a query's run, so a query's actors go back to a pool when it ends cleanly and
+the next query in the same Ray session takes them (`WorklistActor.setup` gives them the new query's state; the
+graph's arrays are put into the object store once per graph). Pooled actors reserve no CPU (`num_cpus=0`,
+spread over the nodes), so an idle pool never keeps other actors (RayDevice, the stencil workers) from starting;
+actors of a query that failed are killed, never pooled; `release_actors()` ends the pool (it ends with the Ray
+session anyway).
+
 `cluster`: an address (`HOST:PORT`), else RAY_ADDRESS, else a local cluster (`platform.ray.connect`).
 A killed actor (`RayActorError`) or a device dying inside one (`DeviceFailure`) ends the attempt: the survivors'
 values are fetched and `DistributedWorklist` recovers on them as for threads.
@@ -18,7 +26,9 @@ values are fetched and `DistributedWorklist` recovers on them as for threads.
 
 from __future__ import annotations
 
+import threading
 import time
+import weakref
 
 import numpy as np
 
@@ -30,7 +40,12 @@ class WorklistActor:
     """One device of a distributed worklist on a Ray actor (made one by `platform.ray.actor_class`): its values,
     worklist and out buffers — on the GPU for a CUDA device (the program's `gpu_worker`, as on threads)."""
 
-    def __init__(self, device, index, k, indptr, indices, owner, program, n, batch, out_capacity, splits):
+    def __init__(self):
+        self.program = None
+
+    def setup(self, device, index, k, indptr, indices, owner, program, n, batch, out_capacity, splits,
+              plain_indices=None):
+        """Take one query's device, graph and program, with fresh values and worklist (a pooled actor is reused)."""
         self.device, self.me, self.k = device, index, k
         self.indptr, self.indices = indptr, indices
         self.owner, self.program, self.batch, self.splits = owner, program, batch, splits
@@ -42,9 +57,10 @@ class WorklistActor:
         self.out_dest = np.empty(out_capacity, dtype=np.int32)
         self.counts = np.zeros(6, dtype=np.int64)
         self.resident = None
-        if device.implementation != KIND_CPU:
-            self.resident = program.gpu_worker(device, indptr, indices, program.weights, owner, index, self.values,
-                                               self.extra)
+        if device.implementation != KIND_CPU:  # the GPU worker reads the graph's own arc targets
+            self.resident = program.gpu_worker(device, indptr, indices if plain_indices is None else plain_indices,
+                                               program.weights, owner, index, self.values, self.extra)
+        return True
 
     def step(self, batches, threshold, promote):
         program, me = self.program, self.me
@@ -107,21 +123,23 @@ def run_ray(run, seeds: np.ndarray, seed_values: np.ndarray, cluster: str | None
     (the owners' output entries) so that `DistributedWorklist.run` gathers them as for threads."""
     ray = ray_module()
     connect(cluster, local_cpus=max(2, run.k) if cluster is None else None)
-    cpus = float(ray.cluster_resources().get("CPU", 1.0))
-    per_actor = min(1.0, cpus / run.k)  # more devices than CPUs still start (they share)
-    indptr, indices = ray.put(run.graph.indptr), ray.put(run.graph.indices)  # top-level refs: resolved
+    indptr, indices = _stored(ray, run.graph.indptr), _stored(ray, run.indices)  # top-level refs: resolved
     splits = getattr(run.policy, "splits_by_owner", False)
     n = run.graph.n
     out_capacity = len(run.states[0].out_v)
+    # CPU devices take pooled actors; a CUDA device gets an actor of its own that reserves its GPU (none under the
+    # CUDA simulator, which runs on the actor's CPU) and ends with the query
+    on_gpu = [state.device.implementation != KIND_CPU for state in run.states]
+    pooled = _take_actors(ray, on_gpu.count(False))
     made = actor_class(WorklistActor)
-    # a real GPU is a Ray resource the actor reserves; the CUDA simulator runs on the actor's CPU
-    gpus = [0.0 if state.device.implementation == KIND_CPU or getattr(state.device, "on_simulator", False) else 1.0
-            for state in run.states]
-    actors = [made.options(num_cpus=per_actor, num_gpus=gpu).remote(state.device, state.index, run.k, indptr,
-                                                                     indices, run.owner, run.program, n, run.batch,
-                                                                     out_capacity, splits)
-              for state, gpu in zip(run.states, gpus)]
+    actors = [made.options(num_cpus=0, num_gpus=0.0 if getattr(state.device, "on_simulator", False) else 1.0).remote()
+              if gpu else pooled.pop(0) for state, gpu in zip(run.states, on_gpu)]
+    plain_indices = _stored(ray, run.graph.indices) if any(on_gpu) else None
+    clean = False
     try:
+        for state, actor in zip(run.states, actors):  # an actor runs its calls in order: no need to wait here
+            actor.setup.remote(state.device, state.index, run.k, indptr, indices, run.owner, run.program, n,
+                               run.batch, out_capacity, splits, plain_indices)
         _drive(run, actors, seeds, seed_values, ray)
         if any(state.failed for state in run.states):
             # the caller recovers from the survivors' values (DistributedWorklist._recover)
@@ -130,10 +148,70 @@ def run_ray(run, seeds: np.ndarray, seed_values: np.ndarray, cluster: str | None
                     state.values = ray.get(actor.values_array.remote())
             return
         outputs = ray.get([actor.output.remote() for actor in actors])
+        clean = True
     finally:
-        kill_actors(actors)
+        if clean:
+            _return_actors(ray, [actor for actor, gpu in zip(actors, on_gpu) if not gpu])
+            kill_actors([actor for actor, gpu in zip(actors, on_gpu) if gpu])
+        else:
+            kill_actors(actors)
     for state, output in zip(run.states, outputs):
         state.gathered = output
+
+
+# ------------------------------------------------------------------------------------------ the actor pool
+_POOL: dict = {}  # Ray job id -> idle actors (a query takes what it needs; the next query reuses them)
+_POOL_LOCK = threading.Lock()
+_STORED: dict = {}  # (job id, id(array)) -> (weak reference to the array, its object ref)
+
+
+def _job(ray) -> str:
+    return ray.get_runtime_context().get_job_id()
+
+
+def _take_actors(ray, k: int) -> list:
+    """k actors for a query: idle pooled ones of this Ray session first, new ones for the rest (num_cpus=0, spread
+    over the nodes: an idle actor holds no CPU another actor may need)."""
+    job = _job(ray)
+    with _POOL_LOCK:
+        for other in [j for j in _POOL if j != job]:  # actors of an ended Ray session are gone with it
+            del _POOL[other]
+        idle = _POOL.get(job, [])
+        taken = idle[:k]
+        del idle[:k]
+    made = actor_class(WorklistActor)
+    return taken + [made.options(num_cpus=0, scheduling_strategy="SPREAD").remote() for _ in range(k - len(taken))]
+
+
+def _return_actors(ray, actors: list) -> None:
+    with _POOL_LOCK:
+        _POOL.setdefault(_job(ray), []).extend(actors)
+
+
+def release_actors() -> None:
+    """End every pooled actor (they also end with the Ray session or this process)."""
+    with _POOL_LOCK:
+        pooled = [actor for actors in _POOL.values() for actor in actors]
+        _POOL.clear()
+        _STORED.clear()
+    if pooled:
+        kill_actors(pooled)
+
+
+def _stored(ray, array: np.ndarray):
+    """The object ref of `array` in this session's object store: put once while the array lives (the graph's
+    CSR arrays serve every query on the graph)."""
+    key = (_job(ray), id(array))
+    with _POOL_LOCK:
+        entry = _STORED.get(key)
+        if entry is not None and entry[0]() is array:
+            return entry[1]
+    ref = ray.put(array)
+    with _POOL_LOCK:
+        for stale in [k for k, (alive, _) in _STORED.items() if alive() is None]:
+            del _STORED[stale]
+        _STORED[key] = (weakref.ref(array), ref)
+    return ref
 
 
 def _device_failed(exc, ray) -> bool:

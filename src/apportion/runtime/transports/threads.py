@@ -175,7 +175,7 @@ def _work(run, state, resident) -> None:
             seen_threshold = threshold
         budget = 0 if window_full else run.batch
         if resident is None:
-            execution = state.device.run(program.kernel, graph.indptr, graph.indices, program.weights, run.owner,
+            execution = state.device.run(program.kernel, graph.indptr, run.indices, program.weights, run.owner,
                                          me, state.values, flags, queue, qstate, deferred, dstate, in_v, in_d,
                                          float(threshold), budget, promote, state.out_v, state.out_d,
                                          state.out_dest, counts, state.extra)
