@@ -76,3 +76,18 @@ def row_table(indptr, indices, edge_weights, label, v, table_keys, table_vals):
             table_vals[base + slot] = 0
         table_vals[base + slot] += edge_weights[e]
     return base, size
+
+
+@cuda.jit(device=True, cache=False)
+def first_connection(indices, edge_weights, label, lo, e, hi):
+    """For a short row [lo, hi) (no hash table): the summed weight of the arcs [e, hi) into label[indices[e]] when
+    arc e is the row's first arc into that label, else -1 (counted at its first arc already). O(degree) per arc."""
+    a = label[indices[e]]
+    for f in range(lo, e):
+        if label[indices[f]] == a:
+            return np.int64(-1)
+    conn = np.int64(0)
+    for f in range(e, hi):
+        if label[indices[f]] == a:
+            conn += edge_weights[f]
+    return conn

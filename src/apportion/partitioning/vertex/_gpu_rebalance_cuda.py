@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from apportion.partitioning.vertex._gpu_hash_cuda import row_table
+from apportion.partitioning.vertex._gpu_hash_cuda import first_connection, row_table
 from apportion.partitioning.vertex._gpu_scan_cuda import BLOCK, blocks_for, fill
 
 #: rows longer than this find their adjacent blocks with a hash table in scratch memory (`row_table`, O(degree))
@@ -98,17 +98,9 @@ def _choose(indptr, indices, edge_weights, vertex_weights, part, block_weights, 
         b = part[indices[e]]
         if b == own or block_weights[b] + w > limits[b]:
             continue
-        seen = False
-        for f in range(lo, e):
-            if part[indices[f]] == b:
-                seen = True
-                break
-        if seen:
+        conn = first_connection(indices, edge_weights, part, lo, e, hi)
+        if conn < 0:
             continue
-        conn = np.int64(0)
-        for f in range(e, hi):
-            if part[indices[f]] == b:
-                conn += edge_weights[f]
         if conn > best_conn or (conn == best_conn and b < best):
             best = b
             best_conn = conn

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from apportion.partitioning.vertex._gpu_hash_cuda import row_table
+from apportion.partitioning.vertex._gpu_hash_cuda import first_connection, row_table
 from apportion.partitioning.vertex._gpu_rebalance_cuda import HASH_MIN_DEGREE, rebalance_cuda
 from apportion.partitioning.vertex._gpu_scan_cuda import BLOCK, blocks_for, fill
 
@@ -68,17 +68,9 @@ def _candidates(indptr, indices, edge_weights, part, locked, temperature, table_
         b = part[indices[e]]
         if b == own:
             continue
-        seen = False
-        for f in range(lo, e):
-            if part[indices[f]] == b:
-                seen = True
-                break
-        if seen:
+        conn = first_connection(indices, edge_weights, part, lo, e, hi)
+        if conn < 0:
             continue
-        conn = np.int64(0)
-        for f in range(e, hi):
-            if part[indices[f]] == b:
-                conn += edge_weights[f]
         if best < 0 or conn > best_conn or (conn == best_conn and b < best):
             best = b
             best_conn = conn

@@ -166,6 +166,31 @@ def cluster_level(graph: LevelGraph, cap: np.ndarray, method: str, options: Part
     return labels
 
 
+#: what to do with a clustered level (`level_verdict`)
+KEEP, RETRY, STOP = "keep", "retry", "stop"
+
+
+def level_verdict(options: PartitionOptions, method: str, n: int, coarse_n: int) -> tuple[str, str]:
+    """After clustering a level of n vertices into coarse_n: (the method from now on, KEEP | RETRY | STOP).
+
+    With coarsening "auto", matching gives way to clustering for good once a level shrinks by less than a third
+    (the level is retried with clustering unless it shrank too little to keep anyway); a level that keeps more
+    than `min_shrink` of its vertices ends the coarsening. The CPU and GPU drivers share this rule."""
+    shrink = coarse_n / max(n, 1)
+    if options.coarsening == "auto" and method == "matching" and shrink > 2 / 3:
+        method = "clustering"
+        if shrink > options.min_shrink:
+            return method, RETRY
+    if coarse_n >= n or shrink > options.min_shrink:
+        return method, STOP
+    return method, KEEP
+
+
+def max_levels(n: int) -> float:
+    """The number of levels after which coarsening stops whatever the shrink (a guard against slow levels)."""
+    return 4 * math.log2(max(n, 2)) + 8
+
+
 def coarsen(graph: LevelGraph, ctx: PartitionContext,
             blocks: np.ndarray | None = None) -> tuple[list[LevelGraph], list[np.ndarray], np.ndarray | None]:
     """The hierarchy [G0, G1, ...], the maps cmaps[i] from G_i to G_{i+1}, and (with `blocks`, a partition of
@@ -191,12 +216,10 @@ def coarsen(graph: LevelGraph, ctx: PartitionContext,
         cap = cluster_weight_cap(current, k, ctx.targets, ctx.epsilon, options)
         labels = cluster_level(current, cap, method, options, ctx.seed * 7919 + level, current_blocks)
         cmap, coarse_n = labels_to_cmap(labels)
-        shrink = coarse_n / max(current.n, 1)
-        if options.coarsening == "auto" and method == "matching" and shrink > 2 / 3:
-            method = "clustering"
-            if shrink > options.min_shrink:
-                continue  # retry this level with clustering
-        if coarse_n >= current.n or shrink > options.min_shrink:
+        method, verdict = level_verdict(options, method, current.n, coarse_n)
+        if verdict == RETRY:
+            continue
+        if verdict == STOP:
             break
         levels.append(contract_graph(current, cmap, coarse_n))
         cmaps.append(cmap)
@@ -205,6 +228,6 @@ def coarsen(graph: LevelGraph, ctx: PartitionContext,
             coarse_blocks[cmap] = current_blocks
             current_blocks = coarse_blocks
         level += 1
-        if level > 4 * math.log2(max(graph.n, 2)) + 8:
+        if level > max_levels(graph.n):
             break
     return levels, cmaps, current_blocks

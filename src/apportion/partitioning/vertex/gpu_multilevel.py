@@ -30,7 +30,6 @@ Imported only when the GPU path runs (this module imports numba.cuda).
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -44,7 +43,8 @@ from apportion.partitioning.vertex._gpu_refine_cuda import jet_refine_cuda
 from apportion.partitioning.vertex._gpu_scan_cuda import device_max
 from apportion.partitioning.vertex._partition_kernels import block_weights
 from apportion.partitioning.vertex.balance import rebalance_partition
-from apportion.partitioning.vertex.coarsen import cluster_weight_cap_of, coarsest_size, level_threads
+from apportion.partitioning.vertex.coarsen import (RETRY, STOP, cluster_weight_cap_of, coarsest_size, level_threads,
+                                                   level_verdict, max_levels)
 from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph
 from apportion.partitioning.vertex.initial import initial_partition
@@ -130,19 +130,17 @@ def coarsen_on_device(fine: DeviceLevel, total: np.ndarray, ctx: PartitionContex
         cap = cluster_weight_cap_of(current.n, total, heaviest, k, ctx.targets, ctx.epsilon, options)
         labels = _cluster(current, cuda.to_device(cap), method, ctx, ctx.seed * 7919 + depth, blocks)
         cmap, coarse_n = labels_to_cmap_cuda(labels)
-        shrink = coarse_n / max(current.n, 1)
-        if options.coarsening == "auto" and method == "matching" and shrink > 2 / 3:
-            method = "clustering"
-            if shrink > options.min_shrink:
-                continue  # retry this level with clustering
-        if coarse_n >= current.n or shrink > options.min_shrink:
+        method, verdict = level_verdict(options, method, current.n, coarse_n)
+        if verdict == RETRY:
+            continue
+        if verdict == STOP:
             break
         levels.append(DeviceLevel(*contract_cuda(*current, cmap, coarse_n)))
         cmaps.append(cmap)
         if blocks is not None:
             blocks = restrict_cuda(cmap, blocks, coarse_n)
         depth += 1
-        if depth > 4 * math.log2(max(fine.n, 2)) + 8:
+        if depth > max_levels(fine.n):
             break
     return levels, cmaps, blocks
 
