@@ -34,12 +34,13 @@ def test_profiled_speeds_are_chunks_per_second_of_each_device():
 
 
 def test_round_zero_split_follows_the_profiled_speeds():
-    # after profiling 1 chunk each (3 chunks), the other 67 are split 1 : 2 : 4 by largest remainder:
-    # 67 / 7 = 9.57 -> 9.57, 19.14, 38.29 -> floors 9, 19, 38 (66), the leftover to the largest remainder
-    # (0.57 at device 0): 10, 19, 38. Equal speeds would give 23, 22, 22. The devices finish together within one
-    # chunk of the slowest, so nobody steals; each device's total is its profiled chunk plus its buffer.
+    # after profiling 1 chunk each (3 chunks), the other 67 are split 1 : 2 : 4 so they finish first:
+    # 67 / 7 = 9.57 -> 9.57, 19.14, 38.29 -> floors 9, 19, 38 (66); the leftover would end at 10/1, 20/2 and
+    # 39/4 chunk-times, so it goes to device 2: 9, 19, 39 (largest remainder's 10, 19, 38 ends at 10, not
+    # 9.75). Equal speeds would give 23, 22, 22. The devices finish together, so nobody steals; each device's
+    # total is its profiled chunk plus its buffer.
     schedule = run_schedule(size_only(70, 700), hosts(1e9, 2e9, 4e9), HassPolicy(), 1, compute=False)
-    assert schedule.rounds[0].chunks == [11, 20, 39]
+    assert schedule.rounds[0].chunks == [10, 20, 40]
 
 
 def test_round_zero_on_seed000_is_close_to_the_oracle():

@@ -3,6 +3,9 @@ own helpers), and where a failing device dies."""
 
 from __future__ import annotations
 
+import itertools
+
+import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -10,7 +13,7 @@ from hypothesis import strategies as st
 from apportion.platform import DeviceModel, FaultyDevice, LinkCost, Platform, SimulatedDevice
 from apportion.schedule.api import run_schedule
 from apportion.schedule.policies.qilin import QilinPolicy
-from apportion.schedule.pool import RowWorkload, contiguous_runs, split_counts
+from apportion.schedule.pool import RowWorkload, contiguous_runs, makespan_counts
 
 
 def size_only(n_chunks: int, rows: int) -> RowWorkload:
@@ -23,15 +26,34 @@ def hosts(*peaks: float) -> Platform:
                      for i, p in enumerate(peaks)])
 
 
-@pytest.mark.parametrize("ratios, total, expected", [
-    ([1, 1, 2], 10, [3, 2, 5]),    # exact 2.5, 2.5, 5: one leftover, remainders tie -> lower index
-    ([1, 2, 4], 10, [1, 3, 6]),    # exact 1.43, 2.86, 5.71: two leftovers to the remainders .86 and .71
-    ([3, 1], 10, [8, 2]),          # exact 7.5, 2.5: tie -> lower index
-    ([0, 5, 0], 7, [0, 7, 0]),     # zero ratios get nothing
+@pytest.mark.parametrize("speeds, total, expected", [
+    ([3, 1, 1], 12, [8, 2, 2]),    # exact 7.2, 2.4, 2.4: largest remainder's 7/3/2 ends at 15, this at 13.3
+    ([1, 1, 2], 10, [3, 2, 5]),    # floors 2, 2, 5; the leftover ends at 3 on every device -> lower index
+    ([1, 2, 4], 10, [1, 3, 6]),    # floors 1, 2, 5; leftovers: 1.5 ties on devices 1 and 2 -> 1, then 2
+    ([3, 1], 10, [8, 2]),          # floors 7, 2; the leftover ends at 2.67 on device 0, 3 on device 1
+    ([0, 5, 0], 7, [0, 7, 0]),     # zero speeds get nothing
     ([1, 1, 1], 2, [1, 1, 0]),     # fewer chunks than parts: lower indices first
 ])
-def test_split_counts_largest_remainder_by_hand(ratios, total, expected):
-    assert split_counts(ratios, total).tolist() == expected
+def test_makespan_counts_by_hand(speeds, total, expected):
+    assert makespan_counts(speeds, total).tolist() == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=1, max_size=4), st.integers(0, 14))
+def test_makespan_counts_is_the_best_integer_split(speeds, total):
+    counts = makespan_counts(speeds, total)
+    assert counts.sum() == total and (counts >= 0).all()
+    s = np.asarray(speeds, dtype=np.float64)
+    if s.sum() == 0:
+        s = np.ones_like(s)
+    assert not counts[s == 0].any()
+
+    def makespan(c):
+        return max(c[d] / s[d] for d in range(len(s)) if s[d] > 0)
+
+    best = min(makespan(c) for c in itertools.product(range(total + 1), repeat=len(s))
+               if sum(c) == total and all(c[d] == 0 for d in range(len(s)) if s[d] == 0))
+    assert makespan(counts) == pytest.approx(best)
 
 
 def test_contiguous_runs_by_hand():
@@ -40,9 +62,10 @@ def test_contiguous_runs_by_hand():
 
 
 def test_static_peak_splits_by_peak_flops_by_hand():
-    # peaks 1 : 2 : 5 of 10 chunks: exact 1.25, 2.5, 6.25 -> 1, 2, 6 and the leftover to the 0.5 remainder
+    # peaks 1 : 2 : 5 of 10 chunks: exact 1.25, 2.5, 6.25 -> floors 1, 2, 6; the leftover ends first on the
+    # fastest device (7/5 = 1.4 against 3/2 = 1.5), so 1/2/7, not largest remainder's 1/3/6
     schedule = run_schedule(size_only(10, 1000), hosts(1e9, 2e9, 5e9), "static-peak", 1, compute=False)
-    assert schedule.rounds[0].chunks == [1, 3, 6]
+    assert schedule.rounds[0].chunks == [1, 2, 7]
     even = run_schedule(size_only(10, 1000), hosts(1e9, 2e9, 5e9), "static-even", 1, compute=False)
     assert even.rounds[0].chunks == [4, 3, 3]
 

@@ -41,17 +41,21 @@ def contiguous_runs(chunk_ids: Sequence[int]) -> list[tuple[int, int]]:
     return [(int(ids[s]), int(ids[e - 1]) + 1) for s, e in zip(starts, ends)]
 
 
-def split_counts(ratios: Sequence[float], total: int) -> np.ndarray:
-    """Integer counts summing to `total`, proportional to `ratios` (largest remainder; ties to lower index)."""
-    r = np.asarray(ratios, dtype=np.float64)
-    r = np.where(np.isfinite(r) & (r > 0), r, 0.0)
-    if r.sum() <= 0:
-        r = np.ones_like(r)
-    exact = r / r.sum() * total
-    counts = np.floor(exact).astype(np.int64)
-    short = total - int(counts.sum())
-    order = np.argsort(-(exact - counts), kind="stable")
-    counts[order[:short]] += 1
+def makespan_counts(speeds: Sequence[float], total: int) -> np.ndarray:
+    """Integer counts summing to `total` that minimise the makespan max_d counts[d] / speeds[d] of equal chunks
+    (Jefferson's divisor rounding: each chunk beyond the floors of the exact shares goes to the device that
+    would finish it first; ties to the lower index). Largest-remainder rounding can be a whole chunk worse:
+    speeds 3:1:1 and 12 chunks give it 7/3/2 (a slow device finishes at 15 units) where 8/2/2 finishes at 13.3.
+    Devices of speed 0 (or not finite) get nothing unless every device has 0 (then even)."""
+    s = np.asarray(speeds, dtype=np.float64)
+    s = np.where(np.isfinite(s) & (s > 0), s, 0.0)
+    if s.sum() <= 0:
+        s = np.ones_like(s)
+    counts = np.floor(s / s.sum() * total).astype(np.int64)
+    live = np.flatnonzero(s > 0)
+    for _ in range(total - int(counts.sum())):
+        finish = (counts[live] + 1) / s[live]
+        counts[live[int(np.argmin(finish))]] += 1
     return counts
 
 

@@ -21,7 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from apportion.platform.device import Timing
-from apportion.schedule.pool import split_counts
+from apportion.schedule.pool import makespan_counts
 
 
 @dataclass
@@ -158,8 +158,9 @@ class Policy:
 
 
 def alive_counts(ratios: Sequence[float], total: int, alive: Sequence[bool]) -> np.ndarray:
-    """`split_counts` restricted to live devices."""
+    """`makespan_counts` restricted to live devices: the chunk counts that finish first at these relative
+    speeds (the split every proportional policy hands out)."""
     r = np.asarray(ratios, dtype=np.float64).copy()
     if alive:
         r[~np.asarray(alive, dtype=bool)] = 0.0
-    return split_counts(r, total)
+    return makespan_counts(r, total)
