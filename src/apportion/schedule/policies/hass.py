@@ -6,11 +6,12 @@ Per round:
    the load; its speed is S_d = chunks / seconds (eq. 3.2-3.3) and ratio_d = S_d / sum(S) (eq. 3.4-3.5). The
    profiled chunks are real chunks of the load (they count as done). Devices that finish profiling early wait
    for the others, as in the thesis, where each device is measured on its own sample.
-2. *Execution* (ch. 3.3.2): ratio_d x m chunks go into each device's buffer (PRT, eq. 3.6-3.7). A bundling
-   device (GPU) receives its whole buffer as ONE run (load bundler: one transfer, one launch); a host device
-   (CPU) takes chunks from its buffer one at a time. A device whose buffer is empty **steals** `steal_chunks`
-   chunks from the tail of the fullest host buffer (push model: the host hands them over) — but only when, at
-   the current ratios (relative speeds), it would finish them before the owner of that buffer reaches them.
+2. *Execution* (ch. 3.3.2): ratio_d x m chunks go into each device's buffer (PRT, eq. 3.6-3.7), rounded so the
+   devices finish together (`pool.makespan_counts`). A bundling device (GPU) receives its whole buffer as ONE
+   run (load bundler: one transfer, one launch); a host device (CPU) takes chunks from its buffer one at a time.
+   A device whose buffer is empty **steals** `steal_chunks` chunks from the tail of the fullest host buffer (push
+   model: the host hands them over) — but only when, at the current ratios (relative speeds), it would finish
+   them before the owner of that buffer reaches them.
 3. *Adaptation* (ch. 3.3.3): the split of the next round comes from what each device actually did. The thesis
    records the executed fractions; this implementation (`adaptation="rate"`, the default) uses each device's
    observed rate, executed chunks / busy seconds, which equals the executed fraction when devices finish
