@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from apportion.partitioning.vertex._coarsen_kernels import labels_to_cmap
 from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut
 from apportion.partitioning.vertex.balance import max_block_weights, rebalance_partition
-from apportion.partitioning.vertex.coarsen import cluster_level, cluster_weight_cap, coarsen
+from apportion.partitioning.vertex.coarsen import cluster_level, cluster_weight_cap, coarsen, first_method
 from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, contract_graph, project_partition
 from apportion.partitioning.vertex.options import PRESETS, preset_options
@@ -113,6 +113,41 @@ def test_coarsen_builds_a_shrinking_hierarchy():
     for fine, coarse, cmap in zip(hierarchy, hierarchy[1:], cmaps):
         assert coarse.n < fine.n and cmap.max() == coarse.n - 1
         assert coarse.vertex_weights.sum() == fine.vertex_weights.sum()
+
+
+@pytest.mark.parametrize("coarsening, max_n, n, blocks, expected", [
+    ("auto", 0, 10**7, None, "matching"),          # no limit: matching first at any size
+    ("auto", 1000, 1000, None, "matching"),        # at the limit: still matching
+    ("auto", 1000, 1001, None, "clustering"),      # above it: clustering from the first level
+    ("matching", 1000, 5000, None, "matching"),    # the limit is for "auto" only
+    ("clustering", 0, 10, None, "clustering"),
+    ("auto", 0, 10, np.zeros(10, np.int32), "clustering"),  # V-cycles always cluster inside blocks
+])
+def test_first_coarsening_method(coarsening, max_n, n, blocks, expected):
+    options = preset_options("default", coarsening=coarsening, matching_first_max_n=max_n)
+    assert first_method(options, n, blocks) == expected
+
+
+def test_auto_coarsening_starts_with_clustering_above_the_limit(monkeypatch):
+    import apportion.partitioning.vertex.coarsen as coarsen_module
+
+    level = LevelGraph.from_graph(grid(30, 30))
+    targets = np.full(4, 0.25)
+    used = []
+    real = coarsen_module.cluster_level
+
+    def recording(graph, cap, method, *args, **kwargs):
+        used.append((graph.n, method))
+        return real(graph, cap, method, *args, **kwargs)
+
+    monkeypatch.setattr(coarsen_module, "cluster_level", recording)
+    for max_n, first in ((0, "matching"), (899, "clustering"), (900, "matching")):
+        used.clear()
+        options = preset_options("default", coarsening="auto", matching_first_max_n=max_n)
+        ctx = PartitionContext(k=4, targets=targets, epsilon=0.03, options=options, seed=1,
+                               max_block_weights=max_block_weights(level.vertex_weights.sum(axis=0), targets, 0.03))
+        coarsen(level, ctx)
+        assert used[0] == (900, first)
 
 
 def _random_start(level: LevelGraph, k: int, seed: int):

@@ -166,6 +166,17 @@ def cluster_level(graph: LevelGraph, cap: np.ndarray, method: str, options: Part
     return labels
 
 
+def first_method(options: PartitionOptions, n: int, blocks) -> str:
+    """The coarsening method of the first level of an n-vertex graph: matching for "matching", and for "auto"
+    on graphs of at most `matching_first_max_n` vertices (0: any); clustering otherwise and always in a
+    V-cycle (`blocks` given: clusters must stay inside blocks). The CPU and GPU drivers share this rule."""
+    if blocks is not None or options.coarsening == "clustering":
+        return "clustering"
+    if options.coarsening == "auto" and 0 < options.matching_first_max_n < n:
+        return "clustering"
+    return "matching"
+
+
 #: what to do with a clustered level (`level_verdict`)
 KEEP, RETRY, STOP = "keep", "retry", "stop"
 
@@ -206,7 +217,7 @@ def coarsen(graph: LevelGraph, ctx: PartitionContext,
     levels = [graph]
     cmaps: list[np.ndarray] = []
     limit = coarsest_size(k, options)
-    method = "matching" if options.coarsening in ("matching", "auto") and blocks is None else "clustering"
+    method = first_method(options, graph.n, blocks)
     current_blocks = None if blocks is None else np.ascontiguousarray(blocks, dtype=np.int32)
     level = 0
     while levels[-1].n > limit:

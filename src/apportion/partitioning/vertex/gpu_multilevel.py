@@ -43,8 +43,8 @@ from apportion.partitioning.vertex._gpu_refine_cuda import jet_refine_cuda
 from apportion.partitioning.vertex._gpu_scan_cuda import device_max
 from apportion.partitioning.vertex._partition_kernels import block_weights
 from apportion.partitioning.vertex.balance import rebalance_partition
-from apportion.partitioning.vertex.coarsen import (RETRY, STOP, cluster_weight_cap_of, coarsest_size, level_threads,
-                                                   level_verdict, max_levels)
+from apportion.partitioning.vertex.coarsen import (RETRY, STOP, cluster_weight_cap_of, coarsest_size, first_method,
+                                                   level_threads, level_verdict, max_levels)
 from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph
 from apportion.partitioning.vertex.initial import initial_partition
@@ -122,7 +122,7 @@ def coarsen_on_device(fine: DeviceLevel, total: np.ndarray, ctx: PartitionContex
     levels = [fine]
     cmaps = []
     limit = coarsest_size(k, options)
-    method = "matching" if options.coarsening in ("matching", "auto") and blocks is None else "clustering"
+    method = first_method(options, fine.n, blocks)
     depth = 0
     while levels[-1].n > limit:
         current = levels[-1]
