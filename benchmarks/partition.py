@@ -4,6 +4,7 @@
     python benchmarks/partition.py              # + generated 2^20-vertex graphs, k in {2, 8, 64, 256}, memory
     python benchmarks/partition.py --only rmat_18   # just these instances (full-mode k), own docs marker
     python benchmarks/partition.py --memory     # just the peak-memory comparison on delaunay 2^20
+    python benchmarks/partition.py --large [--large-max 22]   # rmat/delaunay 2^21.., k = 64, peak memory
 
 Everyone runs on the same thread count (default 2), JIT warmed, graph I/O excluded from the times. Prints the
 tables and writes them into docs/partition.md between the markers `<!-- BEGIN partition-... -->` and
@@ -154,6 +155,90 @@ def memory_text(threads, k=64):
             f"ratio of the increments {(peak_a - base_a) / max(peak_m - base_m, 1):.2f}.")
 
 
+#: the --large suite: generated graphs of 2^21 vertices and up (doubling to --large-max), k = 64
+LARGE_KINDS = ("rmat", "delaunay")
+LARGE_TOOLS = ("apportion fast", "apportion default", "METIS", "KaMinPar default")
+
+_LARGE_RUN = """
+import sys, time, numpy as np
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1])
+tool, path, graph_file, out, k, threads = sys.argv[1:7]
+k, threads = int(k), int(threads)
+if tool.startswith("apportion"):
+    import apportion
+    from apportion.graph.csr import Graph
+    apportion.partition(apportion.generate("grid2d", rows=8, cols=8), 2, threads=threads)  # load the JIT cache
+    d = np.load(path)
+    g = Graph._trusted(d["indptr"], d["indices"], None, None, "g")
+    start = time.perf_counter()
+    result = apportion.partition(g, k, preset=tool.split()[1], threads=threads, seed=0, imbalance=0.03)
+    seconds, part = time.perf_counter() - start, result.assignment
+elif tool == "METIS":
+    import pymetis
+    d = np.load(path)
+    options = pymetis.Options()
+    options.seed = 0
+    start = time.perf_counter()
+    _, part = pymetis.part_graph(k, xadj=d["indptr"], adjncy=d["indices"], options=options)
+    seconds = time.perf_counter() - start
+else:
+    import kaminpar
+    kg = kaminpar.load_graph(graph_file, kaminpar.GraphFileFormat.METIS)
+    solver = kaminpar.KaMinPar(threads, kaminpar.default_context())
+    kaminpar.reseed(0)
+    start = time.perf_counter()
+    part = solver.compute_partition(kg, k, 0.03)
+    seconds = time.perf_counter() - start
+np.save(out, np.asarray(part, dtype=np.int32))
+print(seconds, status("VmHWM"))
+"""
+
+
+def large_text(threads: int, max_log: int, k: int = 64) -> str:
+    """The --large suite: each tool in a fresh process (graph read from disk inside it, so its peak RSS is the
+    whole process's, reading included), on rmat and delaunay of 2^21 vertices doubling up to 2^max_log."""
+    tmp = Path(tempfile.mkdtemp(prefix="apportion-large-"))
+    rows = []
+    warm = apportion.generate("rmat", scale=12, seed=0)
+    for preset in ("fast", "default"):  # compile once here; the subprocesses load the JIT cache
+        apportion.partition(warm, k, preset=preset, threads=threads)
+    for log in range(21, max_log + 1):
+        for kind in LARGE_KINDS:
+            graph = apportion.generate(kind, n=1 << log, seed=0)
+            npz, text = tmp / f"{kind}.npz", tmp / f"{kind}.graph"
+            np.savez(npz, indptr=graph.indptr, indices=graph.indices)
+            write_graph(graph, text)
+            results = {}
+            for tool in LARGE_TOOLS:
+                out = tmp / "part.npy"
+                try:
+                    run = subprocess.run([sys.executable, "-c", _LARGE_RUN, tool, str(npz), str(text), str(out),
+                                          str(k), str(threads)], capture_output=True, text=True, check=True)
+                    seconds, peak_kib = run.stdout.split()[-2:]
+                    cut, ok, _ = cut_and_ok(graph, np.load(out), k)
+                    results[tool] = (float(seconds), int(peak_kib) / 2**20, cut, ok)
+                except (subprocess.CalledProcessError, ValueError) as exc:  # an anchor failing is reported
+                    print(f"{tool} failed on {kind} 2^{log}: {getattr(exc, 'stderr', exc)}", file=sys.stderr)
+                    results[tool] = (float("nan"), float("nan"), 0, False)
+                print(f"[large] {kind} 2^{log} {tool}: {results[tool]}", flush=True)
+            kmp_t, kmp_mem = results["KaMinPar default"][:2]
+            metis_cut = results["METIS"][2]
+            for tool in LARGE_TOOLS:
+                t, mem, cut, ok = results[tool]
+                rows.append([f"{kind} 2^{log}" if tool == LARGE_TOOLS[0] else "", tool, f"{t:.1f}",
+                             f"{t / kmp_t:.2f}", f"{mem:.2f}", f"{mem / kmp_mem:.2f}", f"{cut:,}",
+                             f"{cut / metis_cut:.3f}" if metis_cut else "–", "yes" if ok else "NO"])
+            (tmp / f"{kind}.graph").unlink()
+    return (f"Mode `large`, k = {k}, ε = 0.03, {threads} threads, seed 0; every tool in a fresh process, one after "
+            f"another; peak memory is the process's peak resident set (VmHWM), reading the graph included "
+            f"(apportion and METIS from NumPy arrays, KaMinPar from its METIS file).\n\n"
+            + table(["graph", "tool", "time (s)", "time / KaMinPar", "peak GB", "memory / KaMinPar", "cut",
+                     "cut / METIS", "balanced"], rows))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shared graphs only, k in {2, 8, 64}")
@@ -164,8 +249,19 @@ def main() -> int:
                              "mode, and write the table under its own marker partition-only-<names>")
     parser.add_argument("--memory", action="store_true",
                         help="only the peak-memory comparison on delaunay 2^20 (marker partition-memory)")
+    parser.add_argument("--large", action="store_true",
+                        help="only the large suite: rmat and delaunay of 2^21 vertices and up, k = 64, each tool "
+                             "in a fresh process with its peak memory (marker partition-large)")
+    parser.add_argument("--large-max", type=int, default=21, metavar="LOG2",
+                        help="the large suite doubles the graphs up to 2^LOG2 vertices (default 21)")
     args = parser.parse_args()
     threads = args.threads
+    if args.large:
+        text = large_text(threads, args.large_max)
+        print(text)
+        if not args.no_docs:
+            write_docs("partition-large", text)
+        return 0
     if args.memory:
         text = memory_text(threads)
         print(text)
