@@ -103,6 +103,29 @@ def test_suitor_matching_equals_greedy_heaviest_first():
     np.testing.assert_array_equal(labels, expected)
 
 
+@SETTINGS
+@given(seed=st.integers(0, 10**6), chunks=st.integers(2, 9), hub=st.floats(0.0, 0.9))
+def test_parallel_contraction_gives_the_serial_result(seed, chunks, hub):
+    """The parallel contraction builds slices of the coarse vertices on separate threads; with one hub cluster
+    holding a `hub` share of the vertices, every slice count gives the one-slice graph."""
+    import apportion.partitioning.vertex._contract_kernels as kernels
+
+    level = weighted_random_level(300, 1500, seed)
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 60, size=300).astype(np.int32)
+    labels[rng.random(300) < hub] = 7
+    cmap, nc = labels_to_cmap(labels)
+    args = (level.indptr, level.indices, level.edge_weights, level.vertex_weights, cmap, nc)
+    serial = kernels.contract(*args, 1)
+    saved, kernels.PARALLEL_MIN_ENTRIES = kernels.PARALLEL_MIN_ENTRIES, 1  # small graphs would run serially
+    try:
+        sliced = kernels.contract(*args, chunks)
+    finally:
+        kernels.PARALLEL_MIN_ENTRIES = saved
+    for a, b in zip(serial, sliced):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_coarsen_builds_a_shrinking_hierarchy():
     level = LevelGraph.from_graph(grid(40, 40))
     targets = np.full(4, 0.25)
