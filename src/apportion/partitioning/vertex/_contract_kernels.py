@@ -2,9 +2,10 @@
 
 Seed 000 ch. 5.2.2 (segmented sort + flag + prefix sum), written so the index bugs of the thesis's Algorithm
 5.3 cannot occur: members are grouped by coarse id with a counting sort, each coarse vertex gathers its
-members' relabelled neighbours into its own segment, merging duplicates on the fly through a per-worker
+members' relabelled neighbours into its own row, merging duplicates on the fly through a per-worker
 marker array (METIS's and KaMinPar's dense "rating map", in place of the thesis's sort of the raw list) and
-dropping self-loops; the merged segment is sorted, and a prefix sum compacts the segments into CSR.
+dropping self-loops; a counting pass and a prefix sum place the rows first, so they are written in place,
+and each row is sorted.
 """
 
 from __future__ import annotations
@@ -97,8 +98,7 @@ def _sort_segment(ids, weights, lo, hi):
 
 @njit(cache=True, nogil=True)
 def _group_members(indptr, vertex_weights, cmap, nc):
-    """Counting sort of the fine vertices by coarse id: (member_ptr, members, coarse vertex weights, bound),
-    bound[c] = where coarse vertex c's segment of gathered neighbours starts (its members' degree sum)."""
+    """Counting sort of the fine vertices by coarse id: (member_ptr, members, coarse vertex weights)."""
     n = indptr.shape[0] - 1
     ncon = vertex_weights.shape[1]
     member_ptr = np.zeros(nc + 1, dtype=np.int64)
@@ -109,27 +109,39 @@ def _group_members(indptr, vertex_weights, cmap, nc):
     fill = member_ptr[:-1].copy()
     members = np.empty(n, dtype=np.int32)
     coarse_vw = np.zeros((nc, ncon), dtype=np.int64)
-    bound = np.zeros(nc + 1, dtype=np.int64)
     for v in range(n):
         c = cmap[v]
         members[fill[c]] = v
         fill[c] += 1
-        bound[c + 1] += indptr[v + 1] - indptr[v]
         for j in range(ncon):
             coarse_vw[c, j] += vertex_weights[v, j]
-    for c in range(nc):
-        bound[c + 1] += bound[c]
-    return member_ptr, members, coarse_vw, bound
+    return member_ptr, members, coarse_vw
 
 
 @njit(cache=True, nogil=True)
-def _merge_range(indptr, indices, edge_weights, cmap, first, last, mark, member_ptr, members, bound, scratch_ids,
-                 scratch_w, degree):
-    """Coarse vertices first..last-1: gather the members' relabelled neighbours into scratch[bound[c]:],
-    merging duplicates through `mark` (all -1 on entry and exit; a neighbour's position in the segment) and
-    dropping self-loops; sort each merged segment and write its length to degree[c + 1]."""
+def _count_range(indptr, indices, cmap, first, last, mark, member_ptr, members, degree):
+    """Coarse vertices first..last-1: the number of distinct coarse neighbours (self-loops dropped) of each,
+    into degree[c + 1]; `mark[a] == c` once neighbour a of c has been counted (no reset needed)."""
     for c in range(first, last):
-        lo = bound[c]
+        count = 0
+        for i in range(member_ptr[c], member_ptr[c + 1]):
+            v = members[i]
+            for e in range(indptr[v], indptr[v + 1]):
+                a = cmap[indices[e]]
+                if a != c and mark[a] != c:
+                    mark[a] = c
+                    count += 1
+        degree[c + 1] = count
+
+
+@njit(cache=True, nogil=True)
+def _merge_range(indptr, indices, edge_weights, cmap, first, last, mark, member_ptr, members, coarse_indptr,
+                 coarse_indices, coarse_w):
+    """Coarse vertices first..last-1: gather the members' relabelled neighbours into the coarse row
+    coarse_indices[coarse_indptr[c]:], merging duplicates through `mark` (all -1 on entry and exit; a
+    neighbour's position in the row) and dropping self-loops; sort each row."""
+    for c in range(first, last):
+        lo = coarse_indptr[c]
         pos = lo
         for i in range(member_ptr[c], member_ptr[c + 1]):
             v = members[i]
@@ -140,44 +152,42 @@ def _merge_range(indptr, indices, edge_weights, cmap, first, last, mark, member_
                 at = mark[a]
                 if at < 0:
                     mark[a] = pos
-                    scratch_ids[pos] = a
-                    scratch_w[pos] = edge_weights[e]
+                    coarse_indices[pos] = a
+                    coarse_w[pos] = edge_weights[e]
                     pos += 1
                 else:
-                    scratch_w[at] += edge_weights[e]
+                    coarse_w[at] += edge_weights[e]
         for i in range(lo, pos):
-            mark[scratch_ids[i]] = -1
+            mark[coarse_indices[i]] = -1
         if pos - lo > 1:
-            _sort_segment(scratch_ids, scratch_w, lo, pos)
-        degree[c + 1] = pos - lo
+            _sort_segment(coarse_indices, coarse_w, lo, pos)
 
 
 @njit(cache=True, nogil=True)
-def _merge_chunks(first, stride, chunks, indptr, indices, edge_weights, cmap, nc, member_ptr, members, bound,
-                  scratch_ids, scratch_w, degree):
-    """The parallel step, for chunks first, first + stride, ... of `chunks` static slices of the coarse vertices
-    (`apportion._chunked`): each slice is merged by `_merge_range` with this call's marker array (all -1
-    again after every segment)."""
+def _count_chunks(first, stride, chunks, indptr, indices, cmap, nc, member_ptr, members, degree):
+    """Pass 1, for chunks first, first + stride, ... of `chunks` static slices of the coarse vertices
+    (`apportion._chunked`): each slice's row lengths, with this call's marker array."""
+    mark = np.full(nc, -1, dtype=np.int64)
+    for t in range(first, chunks, stride):
+        _count_range(indptr, indices, cmap, (nc * t) // chunks, (nc * (t + 1)) // chunks, mark, member_ptr,
+                     members, degree)
+
+
+@njit(cache=True, nogil=True)
+def _merge_chunks(first, stride, chunks, indptr, indices, edge_weights, cmap, nc, member_ptr, members,
+                  coarse_indptr, coarse_indices, coarse_w):
+    """Pass 2, the same slices as pass 1: each slice's rows merged by `_merge_range` with this call's marker
+    array (all -1 again after every row)."""
     mark = np.full(nc, -1, dtype=np.int64)
     for t in range(first, chunks, stride):
         _merge_range(indptr, indices, edge_weights, cmap, (nc * t) // chunks, (nc * (t + 1)) // chunks, mark,
-                     member_ptr, members, bound, scratch_ids, scratch_w, degree)
+                     member_ptr, members, coarse_indptr, coarse_indices, coarse_w)
 
 
 @njit(cache=True, nogil=True)
-def _compact(nc, bound, scratch_ids, scratch_w, degree):
-    """Prefix sum of the merged segment lengths and the copy of the segments into CSR arrays."""
-    for c in range(nc):
-        degree[c + 1] += degree[c]
-    coarse_indices = np.empty(degree[nc], dtype=np.int32)
-    coarse_w = np.empty(degree[nc], dtype=np.int64)
-    for c in range(nc):
-        src = bound[c]
-        for i in range(degree[c], degree[c + 1]):
-            coarse_indices[i] = scratch_ids[src]
-            coarse_w[i] = scratch_w[src]
-            src += 1
-    return coarse_indices, coarse_w
+def _prefix_sum(values):
+    for i in range(1, values.shape[0]):
+        values[i] += values[i - 1]
 
 
 #: graphs with fewer adjacency entries are contracted serially
@@ -187,22 +197,26 @@ PARALLEL_MIN_ENTRIES = 1 << 16
 def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
     """The coarse graph of (indptr, indices, edge_weights, vertex_weights) under cmap (values in [0, nc)).
 
-    Members are grouped by coarse id with a counting sort; `chunks` static slices of the coarse vertices are
-    built in parallel, each thread with its own marker array over the coarse ids (the position of a neighbour
-    in the segment being built), so duplicates merge in one pass without sorting the raw edge list; each merged
-    segment is then sorted. The result does not depend on `chunks`.
+    Members are grouped by coarse id with a counting sort; then two passes over `chunks` static slices of the
+    coarse vertices, in parallel, each thread with its own marker array over the coarse ids: the first counts
+    each coarse vertex's distinct neighbours, a prefix sum makes the coarse row pointers, and the second
+    gathers each row in place (the marker holds a neighbour's position in its row, so duplicates merge in one
+    pass without sorting the raw edge list) and sorts it. No scratch copy of the fine adjacency (12 bytes per
+    arc before): the coarse arrays are the only new memory proportional to the edges. The result does not
+    depend on `chunks`.
 
     Returns (coarse_indptr int64, coarse_indices int32, coarse_edge_weights int64, coarse_vertex_weights
     int64 (nc, ncon)). Coarse neighbour lists are sorted; the coarse graph is simple and symmetric.
     """
     nc = int(nc)
-    member_ptr, members, coarse_vw, bound = _group_members(indptr, vertex_weights, cmap, nc)
-    scratch_ids = np.empty(int(bound[nc]), dtype=np.int32)
-    scratch_w = np.empty(int(bound[nc]), dtype=np.int64)
+    member_ptr, members, coarse_vw = _group_members(indptr, vertex_weights, cmap, nc)
     degree = np.zeros(nc + 1, dtype=np.int64)
     if indptr[-1] < PARALLEL_MIN_ENTRIES:  # small graphs (recursive bisection's many subgraphs): one thread
         chunks = 1
-    run_chunked(_merge_chunks, chunks, indptr, indices, edge_weights, cmap, nc, member_ptr, members, bound,
-                scratch_ids, scratch_w, degree)
-    coarse_indices, coarse_w = _compact(nc, bound, scratch_ids, scratch_w, degree)
+    run_chunked(_count_chunks, chunks, indptr, indices, cmap, nc, member_ptr, members, degree)
+    _prefix_sum(degree)
+    coarse_indices = np.empty(int(degree[nc]), dtype=np.int32)
+    coarse_w = np.empty(int(degree[nc]), dtype=np.int64)
+    run_chunked(_merge_chunks, chunks, indptr, indices, edge_weights, cmap, nc, member_ptr, members, degree,
+                coarse_indices, coarse_w)
     return degree, coarse_indices, coarse_w, coarse_vw
