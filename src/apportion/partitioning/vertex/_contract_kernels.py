@@ -184,12 +184,6 @@ def _merge_chunks(first, stride, chunks, indptr, indices, edge_weights, cmap, nc
                      member_ptr, members, coarse_indptr, coarse_indices, coarse_w)
 
 
-@njit(cache=True, nogil=True)
-def _prefix_sum(values):
-    for i in range(1, values.shape[0]):
-        values[i] += values[i - 1]
-
-
 #: graphs with fewer adjacency entries are contracted serially
 PARALLEL_MIN_ENTRIES = 1 << 16
 
@@ -214,7 +208,7 @@ def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
     if indptr[-1] < PARALLEL_MIN_ENTRIES:  # small graphs (recursive bisection's many subgraphs): one thread
         chunks = 1
     run_chunked(_count_chunks, chunks, indptr, indices, cmap, nc, member_ptr, members, degree)
-    _prefix_sum(degree)
+    np.cumsum(degree, out=degree)  # the coarse row pointers
     coarse_indices = np.empty(int(degree[nc]), dtype=np.int32)
     coarse_w = np.empty(int(degree[nc]), dtype=np.int64)
     run_chunked(_merge_chunks, chunks, indptr, indices, edge_weights, cmap, nc, member_ptr, members, degree,
