@@ -8,7 +8,9 @@
   `extra[n + 1]` the halo items after which a batch ends early (sent sooner: see pagerank.FLUSH_ITEMS);
 - `indices` are *signed* arc targets (`signed_targets_chunk`, made per run from the owners): u when the arc's
   ends have the same owner, -u - 1 when u belongs to another device, so the inner loop reads no owner array
-  (a random read per arc: about a quarter of the kernel's time on delaunay 2^20);
+  (a random read per arc: about a quarter of the kernel's time on delaunay 2^20); each row lists its arcs to
+  the same owner first, so a push runs two loops without a branch per arc on the owner (rmat 18 on two
+  devices, where 45 % of the arcs cross: 7.4-8.4 → 3.5-4.7 ns per arc, the run 1.30 → 0.77 s);
 - an incoming (v, r) adds r to v's residual; v becomes *active* when its residual reaches ε;
 - processing v moves its residual r to its rank and adds r α / deg(v) to every neighbour's residual: owned
   neighbours become active when they reach ε; other devices' neighbours accumulate in the halo entry, and every
@@ -74,20 +76,23 @@ def pagerank_step(indptr, indices, weights, owner, me, residual, flags, queue, q
             extra[v] += mass
             share = mass * weights[v]
             crossed = 0
-            for e in range(begin, end):
+            e = begin
+            while e < end:  # the row's arcs to this device's vertices come first (signed_targets)
                 u = indices[e]
-                if u >= 0:  # owned by this device (signed_targets)
-                    old = residual[u]
-                    r = old + share
-                    residual[u] = r
-                    crossed += (old < epsilon) & (r >= epsilon)
-                else:
-                    u = -u - 1
-                    if residual[u] == 0.0:  # first touch in this batch: one item per halo vertex
-                        out_v[n_out] = u
-                        out_dest[n_out] = owner[u]
-                        n_out += 1
-                    residual[u] += share
+                if u < 0:
+                    break
+                old = residual[u]
+                r = old + share
+                residual[u] = r
+                crossed += (old < epsilon) & (r >= epsilon)
+                e += 1
+            for e in range(e, end):  # then its arcs to other devices' vertices
+                u = -indices[e] - 1
+                if residual[u] == 0.0:  # first touch in this batch: one item per halo vertex
+                    out_v[n_out] = u
+                    out_dest[n_out] = owner[u]
+                    n_out += 1
+                residual[u] += share
             pushed += crossed
             active += crossed - 1
             processed += 1
@@ -110,14 +115,22 @@ def pagerank_step(indptr, indices, weights, owner, me, residual, flags, queue, q
 
 @njit(cache=True, nogil=True)
 def signed_targets_chunk(first, stride, chunks, indptr, indices, owner, out):
-    """out[e] = u for an arc v → u whose ends have the same owner, else -u - 1 (chunks of the vertices)."""
+    """Each row of out: v's arcs to vertices of v's owner as u, first, then its arcs to other devices' vertices as
+    -u - 1 (chunks of the vertices)."""
     n = indptr.shape[0] - 1
     for chunk in range(first, chunks, stride):
         for v in range(chunk * n // chunks, (chunk + 1) * n // chunks):
             mine = owner[v]
+            front = indptr[v]
+            back = indptr[v + 1] - 1
             for e in range(indptr[v], indptr[v + 1]):
                 u = indices[e]
-                out[e] = u if owner[u] == mine else -u - 1
+                if owner[u] == mine:
+                    out[front] = u
+                    front += 1
+                else:
+                    out[back] = -u - 1
+                    back -= 1
 
 
 @njit(cache=True, nogil=True)
