@@ -90,7 +90,6 @@ def pagerank_step(indptr, indices, weights, owner, me, residual, flags, queue, q
                 u = -indices[e] - 1
                 if residual[u] == 0.0:  # first touch in this batch: one item per halo vertex
                     out_v[n_out] = u
-                    out_dest[n_out] = owner[u]
                     n_out += 1
                 residual[u] += share
             pushed += crossed
@@ -105,6 +104,7 @@ def pagerank_step(indptr, indices, weights, owner, me, residual, flags, queue, q
     for i in range(n_out):  # flush the halo accumulators
         u = out_v[i]
         out_d[i] = residual[u]
+        out_dest[i] = owner[u]
         residual[u] = 0.0
     counts[0] = processed
     counts[1] = pushed

@@ -66,7 +66,7 @@ class WorklistActor:
         program, me = self.program, self.me
         own_v, own_d, forwards, dropped = [], [], [], 0
         for vertices, values in batches:
-            if self.splits or self.k == 1:
+            if self.splits or self.k <= 2:  # every item that reaches this actor is its own (threads.py)
                 own_v.append(vertices)
                 own_d.append(values)
                 continue
