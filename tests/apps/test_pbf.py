@@ -122,7 +122,7 @@ def test_exported_and_checked():
         with pytest.raises(InputError):
             pbf(values, 0, 1)
     for bad in ({"low": float("nan")}, {"high": "3"}, {"segment": 0}, {"segment": 2.5}, {"devices": 0},
-                {"transport": "ray"}):
+                {"transport": "mpi"}):
         arguments = {"low": 0, "high": 5, **bad}
         with pytest.raises(InputError):
             pbf(good, arguments.pop("low"), arguments.pop("high"), **arguments)

@@ -116,8 +116,6 @@ def test_table_and_timeline_picture(tmp_path, capsys):
     (["cc", "G", "--method", "worklist", "--priority-delta", "auto"], "cc takes off or a positive number"),
     (["pbf", "G"], "pbf needs --low L and/or --high H"),
     (["pbf", "G", "--low", "nan"], "--low must be a number, not NaN"),
-    (["pbf", "G", "--low", "1", "--transport", "ray"], "PBF: it runs on threads only"),
-    (["cc", "G", "--transport", "ray"], "unknown transport 'ray' for CC method 'topology'"),
     (["bfs", "G", "--source", "0", "--seed", "-1"], "--seed must be between 0 and"),
     (["bfs", "dataset:no-such-graph", "--source", "0"], "no-such-graph"),
     (["dfs", "G", "--source", "0"], "invalid choice: 'dfs'"),
@@ -167,6 +165,20 @@ def test_ray_transport_gives_the_same_values(local_ray, graph_file, tmp_path, ca
     assert code == 0, err
     assert json.loads(out)["transport"] == "ray"
     np.testing.assert_array_equal(np.loadtxt(output), sssp_reference(read_graph(graph_file), 2))
+    graph = read_graph(graph_file)
+    # scatter by availability on Ray: topology-driven cc and pbf (segments small enough for both devices)
+    code, out, err = _run(capsys, "run", "cc", graph_file, "--transport", "ray", "--segment", "1", "-o", output,
+                          "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["transport"] == "ray" and report["method"] == "topology" and sum(report["per_device_segments"]) == 6
+    np.testing.assert_array_equal(np.loadtxt(output), cc_reference(graph))
+    code, out, err = _run(capsys, "run", "pbf", graph_file, "--transport", "ray", "--low", "2", "--high", "8",
+                          "--segment", "2", "-o", output, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["transport"] == "ray" and report["kept"] == 4
+    np.testing.assert_array_equal(np.loadtxt(output), pbf_reference(graph.edges()[2], 2, 8))
 
 
 @pytest.mark.gpu

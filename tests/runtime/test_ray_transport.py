@@ -12,7 +12,6 @@ from apportion.apps.bfs import bfs, bfs_reference
 from apportion.apps.cc import cc_reference, connected_components
 from apportion.apps.pagerank import pagerank, pagerank_reference
 from apportion.apps.sssp import sssp, sssp_reference
-from apportion.errors import InputError
 from apportion.graph.generate import generate
 from apportion.platform.cpu import CPUDevice
 from apportion.platform.faulty import FaultyDevice
@@ -38,11 +37,6 @@ def test_pagerank_and_worklist_cc_on_ray(local_ray):
     assert np.abs(ranks.values - pagerank_reference(GRAPH)).sum() <= 1e-3
     labels = connected_components(GRAPH, devices=2, method="worklist", transport="ray", placement="ranges")
     np.testing.assert_array_equal(labels.values, cc_reference(GRAPH))
-
-
-def test_topology_cc_has_no_ray_transport_yet():
-    with pytest.raises(InputError):
-        connected_components(GRAPH, transport="ray")
 
 
 class DyingDevice(CPUDevice):
@@ -73,10 +67,10 @@ def test_actors_are_reused_across_queries_and_a_failed_query_pools_none(local_ra
 
     transport.release_actors()
     first = bfs(GRAPH, 0, devices=2, transport="ray")
-    pooled = [actor._actor_id for actor in transport._POOL[transport._job(local_ray)]]
+    pooled = [actor._actor_id for actor in transport.pooled_actors(local_ray)]
     assert len(pooled) == 2
     second = sssp(GRAPH, 0, devices=2, transport="ray")  # another app, same actors
-    assert [actor._actor_id for actor in transport._POOL[transport._job(local_ray)]] == pooled
+    assert [actor._actor_id for actor in transport.pooled_actors(local_ray)] == pooled
     np.testing.assert_array_equal(first.values, bfs_reference(GRAPH, 0))
     np.testing.assert_array_equal(second.values, sssp_reference(GRAPH, 0))
     devices = [CPUDevice(1, name="a"), FaultyDevice(CPUDevice(1), 2, name="faulty")]
@@ -84,7 +78,7 @@ def test_actors_are_reused_across_queries_and_a_failed_query_pools_none(local_ra
     np.testing.assert_array_equal(third.values, bfs_reference(GRAPH, 0))
     assert third.failures == ["faulty"]
     # the failed attempt's two actors were killed, never pooled; the recovery's new one went back to the pool
-    now = [actor._actor_id for actor in transport._POOL[transport._job(local_ray)]]
+    now = [actor._actor_id for actor in transport.pooled_actors(local_ray)]
     assert len(now) == 1 and now[0] not in pooled
     transport.release_actors()
     assert not transport._POOL

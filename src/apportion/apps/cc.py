@@ -7,7 +7,8 @@ component (so two vertices share a label exactly when they are connected), by on
   cuts the edge list into segments and a router hands each to the first free device (`runtime.scatter`); every
   device hooks its segments' edges into its own union-find forest (hook + compress, roots always the least id);
   the forests are then folded into one by the same link operation and every vertex takes its root as label.
-  The faster device processes more segments.
+  The faster device processes more segments. On Ray each actor hooks into its own forest and the survivors'
+  forests come back to the driver, which merges them the same way.
 - "worklist": label propagation on the distributed worklist (§4.3): every vertex starts as a work item carrying
   its own id and lowers its neighbours' labels; optional soft priority on the label.
 
@@ -67,13 +68,12 @@ def connected_components(graph: Graph, *, devices=2, method: str = "topology", t
     graph = _check_graph(graph)
     if method not in METHODS:
         raise InputError(f"unknown CC method {method!r}; choose one of {', '.join(METHODS)}")
-    if transport not in ("threads", "ray") or (transport == "ray" and method == "topology"):
-        raise InputError(f"unknown transport {transport!r} for CC method {method!r}; topology: threads, "
-                         "worklist: threads or ray")
+    if transport not in ("threads", "ray"):
+        raise InputError(f"unknown transport {transport!r} for CC; choose threads or ray")
     delta = check_delta(priority_delta)
     device_list = resolve_devices(devices)
     if method == "topology":
-        return _topology(graph, device_list, int(segment))
+        return _topology(graph, device_list, int(segment), transport, cluster)
     chosen = resolve_placement(placement, graph, device_list, seed)
     program = WorklistProgram("cc", cc_step, weights=np.empty(0, dtype=np.int64), initial_value=UNLABELLED,
                               dtype=np.dtype(np.int64), priority=True,
@@ -88,10 +88,15 @@ HOOK_KERNELS = KernelSet(cpu=hook_segment, gpu=CudaKernel("apportion.apps._cc_ho
 DEVICE_FOREST = CudaKernel("apportion.apps._cc_hook_cuda", "DeviceForest")
 
 
-def _topology(graph: Graph, devices: list, segment: int) -> RunResult:
-    """Topology-driven CC: edge segments to the first free device, union-find forests merged on the host."""
+def _topology(graph: Graph, devices: list, segment: int, transport: str = "threads",
+              cluster: str | None = None) -> RunResult:
+    """Topology-driven CC: edge segments to the first free device, union-find forests merged on the host (on Ray
+    the scatter copies the survivors' forests back into `forests` before the merge)."""
     if segment < 1:
         raise InputError(f"segment must be >= 1 edges, got {segment}")
+    if transport == "ray" and any(device.implementation != KIND_CPU for device in devices):
+        raise InputError("topology-driven CC on Ray takes CPU devices only (a CUDA device's forest stays on a GPU "
+                         "of this process); use transport='threads' or method='worklist' for CUDA devices")
     started = time.perf_counter()
     n = graph.n
     sources = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.indptr))
@@ -101,7 +106,8 @@ def _topology(graph: Graph, devices: list, segment: int) -> RunResult:
     # a CPU device hooks into a host array; a CUDA device's forest stays on the GPU (apps/_cc_hook_cuda.py)
     forests = [np.arange(n, dtype=np.int64) if device.implementation == KIND_CPU else DEVICE_FOREST(device, n)
                for device in devices]
-    run = scatter(messages, devices, HOOK_KERNELS, [(forest,) for forest in forests])
+    run = scatter(messages, devices, HOOK_KERNELS, [(forest,) for forest in forests], transport=transport,
+                  cluster=cluster)
     forests = [forest if isinstance(forest, np.ndarray) else forest.download() for forest in forests]
     alive = [forest for index, forest in enumerate(forests) if index not in run.failed]
     merged = alive[0]
@@ -113,8 +119,7 @@ def _topology(graph: Graph, devices: list, segment: int) -> RunResult:
     return RunResult(values=labels, time_s=time.perf_counter() - started, work_items=sum(run.items),
                      messages=run.messages, bytes_moved=run.bytes_moved, trace=run.trace, placement=None,
                      devices=[d.name for d in devices], per_device=run.items, segments=run.segments,
-                     routing="any", transport="threads",
-                     failures=run.failures)
+                     routing="any", transport=transport, failures=run.failures)
 
 
 def cc_reference(graph: Graph) -> np.ndarray:

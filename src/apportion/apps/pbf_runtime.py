@@ -3,7 +3,8 @@
 `pbf(values, low, high, devices=2)` keeps the elements with low <= v < high, in input order: the host cuts the
 array into segments and a router with the any-device policy hands each to whichever device is free
 (`runtime.scatter`), so a faster device takes more segments; a device that dies has its segments redone by the
-others. Returns a `RunResult` like the graph apps. The kernel is the scheduler workload's
+others. On threads (default) or one Ray actor per device (`transport="ray"`), the same code for both. Returns a
+`RunResult` like the graph apps. The kernel is the scheduler workload's
 (`apps/pbf.py`, `_pbf_kernels.filter_range`); the reference is `apps.pbf.pbf_reference`.
 """
 
@@ -88,9 +89,9 @@ def pbf(values, low, high, *, devices=2, transport: str = "threads", segment: in
         values: a 1-D array of integers or floats (NaN is never kept).
         low, high: the bounds (real numbers, not NaN; ±inf allowed); floats compare in the array's precision.
         devices: a count of one-thread CPU devices, a list of `apportion.platform` devices, or a platform.
-        transport: "threads" only (the scatter runs in one process, as topology-driven CC).
+        transport: "threads" (one worker thread per device, default) or "ray" (one Ray actor per device).
         segment: elements per segment (>= 1).
-        cluster: unused (accepted so that every app takes the same arguments).
+        cluster: with transport="ray", the Ray cluster's address (else RAY_ADDRESS, else a local cluster).
 
     Returns a RunResult: `values` the kept elements (the input's dtype), `work_items` elements compared (redone
     segments included), `messages` / `bytes_moved` segments and their bytes through the router, `per_device`
@@ -100,8 +101,8 @@ def pbf(values, low, high, *, devices=2, transport: str = "threads", segment: in
     """
     array = _check_values(values)
     lo, hi = kernel_bounds(array.dtype, low, high)
-    if transport != "threads":
-        raise InputError(f"unknown transport {transport!r} for PBF: it runs on threads only")
+    if transport not in ("threads", "ray"):
+        raise InputError(f"unknown transport {transport!r} for PBF; choose threads or ray")
     if isinstance(segment, (bool, np.bool_)) or not isinstance(segment, (int, np.integer)) or segment < 1:
         raise InputError(f"segment must be an integer >= 1 (elements), got {segment!r}")
     segment = int(segment)
@@ -113,10 +114,11 @@ def pbf(values, low, high, *, devices=2, transport: str = "threads", segment: in
     base = array.ctypes.data
 
     def collect(device: int, arrays: tuple, kept: np.ndarray) -> None:
-        # in one process a segment is a view of the host's array (runtime/link.py), so its address names it
+        # `arrays` are the host's own segment (a view of its array, on either transport), so its address names it
         parts[device][(arrays[0].ctypes.data - base) // array.itemsize] = kept
 
-    run = scatter(messages, device_list, SEGMENT_KERNELS, [(lo, hi)] * len(device_list), collect=collect)
+    run = scatter(messages, device_list, SEGMENT_KERNELS, [(lo, hi)] * len(device_list), collect=collect,
+                  transport=transport, cluster=cluster)
     found: dict = {}
     for index, device_parts in enumerate(parts):
         if index not in run.failed:  # a dead device's segments were redone by the others
@@ -128,4 +130,4 @@ def pbf(values, low, high, *, devices=2, transport: str = "threads", segment: in
     return RunResult(values=result, time_s=elapsed, work_items=sum(run.items), messages=run.messages,
                      bytes_moved=run.bytes_moved, trace=run.trace, placement=None,
                      devices=[d.name for d in device_list], per_device=run.items, segments=run.segments,
-                     routing="any", transport="threads", failures=run.failures)
+                     routing="any", transport=transport, failures=run.failures)

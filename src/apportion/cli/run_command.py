@@ -55,8 +55,7 @@ def register(subparsers) -> None:
     where.add_argument("--platform", default=None, metavar="FILE|auto",
                        help="the devices of a platform file (CPU, throttled, faulty devices) or 'auto'")
     p.add_argument("--transport", choices=("threads", "ray"), default="threads",
-                   help="threads in this process (default) or one Ray actor per device (not cc's topology "
-                        "method, not pbf)")
+                   help="threads in this process (default) or one Ray actor per device")
     p.add_argument("--cluster", default=None, metavar="ADDRESS",
                    help="with --transport ray: the Ray cluster (default: RAY_ADDRESS, else a local one)")
     p.add_argument("--routing", choices=("ring", "direct"), default=None,
@@ -125,6 +124,7 @@ def _devices(args: argparse.Namespace):
 
 def run_app(args: argparse.Namespace) -> int:
     """Check the arguments, read the graph, run the app, write the values and the timeline, report."""
+    from apportion.platform.device import KIND_CPU
     from apportion.runtime.distributed_worklist import resolve_devices
     from apportion.ui import progress
 
@@ -139,6 +139,10 @@ def run_app(args: argparse.Namespace) -> int:
 
         check_picture_path(args.trace, "--trace")
     devices = resolve_devices(_devices(args))  # zero devices, simulated or GPU devices: refused before reading
+    if args.app == "cc" and args.method != "worklist" and args.transport == "ray" and \
+            any(device.implementation != KIND_CPU for device in devices):
+        raise InputError("cc --method topology with --transport ray takes CPU devices only; use --transport "
+                         "threads or --method worklist for CUDA devices")
     graph = load_graph_args(args)
     if args.source is not None:
         integer(args.source, "--source", low=0, high=graph.n - 1,

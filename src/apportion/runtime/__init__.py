@@ -14,7 +14,8 @@ schedule and the apps (DESIGN.md). One concept per module, each naming its paper
 - `placement.place` (§4.5, §4.6.1): which device owns which vertex;
 - `transports.threads` (§4.3, §4.6.4): a worker and a receiver thread per device; `transports.ray` (§3.1): an
   actor per device, the driver as host and router;
-- `scatter` (§3 Figs. 5-6, §5.1.4): segments to the first free device (topology-driven CC).
+- `scatter` (§3 Figs. 5-6, §5.1.4): segments to the first free device (topology-driven CC, PBF), on threads or
+  on Ray actors (`transports.ray_scatter`).
 
 See docs/runtime.md.
 """

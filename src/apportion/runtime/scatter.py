@@ -7,7 +7,8 @@ arrays) from the host through a `Router` with the `any_device` policy, then shut
 worker thread that receives a segment, runs `kernel(*device_args[i], *segment.arrays)` on it through
 `device.run` (so throttled devices are slower and take fewer segments), releases the buffer and asks for the
 next; the empty segment after shutdown stops it. With one buffer per device, a device holds one segment at a
-time: the next goes to whoever finishes first.
+time: the next goes to whoever finishes first. `transport="ray"` runs the same scatter on one Ray actor per device
+(`transports/ray_scatter.py`).
 
 A device that dies (`DeviceFailure`) stops taking segments; what it computed is lost with it, so the segment it
 held and every segment it had processed are sent again to the others (the router is shut down only after every
@@ -26,6 +27,7 @@ from apportion.platform.device import Device, DeviceFailure
 from apportion.runtime.endpoint import Endpoint
 from apportion.runtime.policies import any_device
 from apportion.runtime.router import Router
+from apportion.runtime.transports.ray_scatter import scatter_ray
 from apportion.schedule.trace import Trace
 
 
@@ -45,16 +47,27 @@ class ScatterRun:
 
 
 def scatter(messages: list[tuple], devices: list[Device], kernel: Callable, device_args: list[tuple],
-            buffers: int = 1, collect: Callable | None = None) -> ScatterRun:
+            buffers: int = 1, collect: Callable | None = None, transport: str = "threads",
+            cluster: str | None = None) -> ScatterRun:
     """Process every message on the first available device; returns the per-device counts (see the module).
 
     `collect(i, arrays, result)`, when given, receives what device i's kernel returned for the segment `arrays`
     (the host's arrays, whatever copies the device made), on that device's thread.
 
-    Raises DeviceFailure when every device died, or the first other exception a device thread hit."""
+    `transport`: "threads" (this module: one worker thread per device, kernels change `device_args` in place) or
+    "ray" (`transports/ray_scatter.py`: one actor per device on the cluster `cluster`, else RAY_ADDRESS, else a
+    local one; each actor changes its own copy of its `device_args`, and the survivors' NumPy arrays are copied
+    back into the host's at the end, so the caller reads them the same way; `collect` runs on the driver).
+
+    Raises DeviceFailure when every device died, or the first other exception a device hit."""
     k = len(devices)
     if k < 1 or len(device_args) != k:
         raise InputError("scatter needs at least one device and one argument tuple per device")
+    if transport == "ray":
+        return ScatterRun(**scatter_ray(messages, devices, kernel, device_args, buffers=buffers, collect=collect,
+                                        cluster=cluster))
+    if transport != "threads":
+        raise InputError(f"unknown transport {transport!r} for scatter; choose threads or ray")
     packet_size = max([len(m[0]) for m in messages] + [1])
     endpoints = [Endpoint.device(i) for i in range(k)]
     router = Router([Endpoint.host()], endpoints, any_device(), packet_size=packet_size, buffers=buffers)

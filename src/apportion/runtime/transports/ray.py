@@ -17,7 +17,8 @@ the next query in the same Ray session takes them (`WorklistActor.setup` gives t
 graph's arrays are put into the object store once per graph). Pooled actors reserve no CPU (`num_cpus=0`,
 spread over the nodes), so an idle pool never keeps other actors (RayDevice, the stencil workers) from starting;
 actors of a query that failed are killed, never pooled; `release_actors()` ends the pool (it ends with the Ray
-session anyway).
+session anyway). The pool is kept per actor class: the scatter transport (`ray_scatter.py`) pools its own actors
+the same way.
 
 `cluster`: an address (`HOST:PORT`), else RAY_ADDRESS, else a local cluster (`platform.ray.connect`).
 A killed actor (`RayActorError`) or a device dying inside one (`DeviceFailure`) ends the attempt: the survivors'
@@ -160,7 +161,7 @@ def run_ray(run, seeds: np.ndarray, seed_values: np.ndarray, cluster: str | None
 
 
 # ------------------------------------------------------------------------------------------ the actor pool
-_POOL: dict = {}  # Ray job id -> idle actors (a query takes what it needs; the next query reuses them)
+_POOL: dict = {}  # (Ray job id, actor class) -> idle actors (a query takes what it needs; the next reuses them)
 _POOL_LOCK = threading.Lock()
 _STORED: dict = {}  # (job id, id(array)) -> (weak reference to the array, its object ref)
 
@@ -169,23 +170,31 @@ def _job(ray) -> str:
     return ray.get_runtime_context().get_job_id()
 
 
-def _take_actors(ray, k: int) -> list:
-    """k actors for a query: idle pooled ones of this Ray session first, new ones for the rest (num_cpus=0, spread
-    over the nodes: an idle actor holds no CPU another actor may need)."""
+def _take_actors(ray, k: int, cls: type | None = None) -> list:
+    """k actors of `cls` (default `WorklistActor`; the scatter transport pools its own kind) for a query: idle
+    pooled ones of this Ray session first, new ones for the rest (num_cpus=0, spread over the nodes: an idle actor
+    holds no CPU another actor may need)."""
+    cls = cls or WorklistActor
     job = _job(ray)
     with _POOL_LOCK:
-        for other in [j for j in _POOL if j != job]:  # actors of an ended Ray session are gone with it
+        for other in [key for key in _POOL if key[0] != job]:  # actors of an ended Ray session are gone with it
             del _POOL[other]
-        idle = _POOL.get(job, [])
+        idle = _POOL.get((job, cls), [])
         taken = idle[:k]
         del idle[:k]
-    made = actor_class(WorklistActor)
+    made = actor_class(cls)
     return taken + [made.options(num_cpus=0, scheduling_strategy="SPREAD").remote() for _ in range(k - len(taken))]
 
 
-def _return_actors(ray, actors: list) -> None:
+def _return_actors(ray, actors: list, cls: type | None = None) -> None:
     with _POOL_LOCK:
-        _POOL.setdefault(_job(ray), []).extend(actors)
+        _POOL.setdefault((_job(ray), cls or WorklistActor), []).extend(actors)
+
+
+def pooled_actors(ray, cls: type | None = None) -> list:
+    """The idle pooled actors of `cls` (default `WorklistActor`) in this Ray session (for tests and tools)."""
+    with _POOL_LOCK:
+        return list(_POOL.get((_job(ray), cls or WorklistActor), []))
 
 
 def release_actors() -> None:
