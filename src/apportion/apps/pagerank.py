@@ -56,10 +56,16 @@ STARTING_FACTOR = 1.5
 #: mass that the other has not sent yet pushes again later), while delaunay 2^20 does 24.9-25.1 n at any size
 #: and ran 2.0 s with 2^14 against 1.3 s with 2^16 (one process, best of 3, load 2-3.6)...
 PAGERANK_BATCH = 1 << 16
-#: ...unless its out buffers already hold this many halo items: then the batch ends and they are sent. On a
-#: placement with a small cut (delaunay, road) batches stay long; on rmat 18 they end after a few thousand pushes
-#: (18.6 n pushes, 1.7 s against 1.6 s with batches of 2^14 in the same run)
-FLUSH_ITEMS = 1 << 15
+#: halo entries a batch lists (and sends at its end) before it switches to scanning for them, and the remote arcs
+#: per vertex of the graph between two scans (`_pagerank_kernels` docstring). On a placement with a small cut
+#: (delaunay, road) the list never fills; rmat 18 on two devices, best of 3 in one run (quiet machine): list
+#: 2^12 / 2^13 / 2^14 with scans every 0.75 n: 0.48 / 0.48 / 0.50 s; every n: 0.43 / 0.46 / 0.48 s; every 1.5 n:
+#: 0.44 / 0.44 / 0.48 s; every 0.25 n: 0.61-0.76 s (before the scans, ending the batch at 2^13 / 2^15 / 2^17
+#: listed entries and sending them: 0.97 / 0.60 / 0.57 s)
+FLUSH_ITEMS = 1 << 13
+SCAN_EVERY = 1.0
+#: `extra` past the ranks: ε, FLUSH_ITEMS, SCAN_EVERY · n, scan mode, remote arcs since the last scan
+EXTRA_SLOTS = 5
 
 
 def _check_graph(graph) -> Graph:
@@ -140,7 +146,7 @@ def pagerank(graph: Graph, *, devices=2, transport: str = "threads", routing: st
         program = WorklistProgram("pagerank", pagerank_step, weights=share, initial_value=0.0,
                                   dtype=np.dtype(np.float64), on_receive=split_receive_owner,
                                   make_extra=_extra_maker(ranks, epsilon), output=_ranks_of,
-                                  recovery="restart", arc_targets=signed_targets,
+                                  recovery="restart", arc_targets=signed_targets, out_capacity=_out_capacity,
                                   gpu_worker=CudaKernel("apportion.apps._worklist_cuda", "pagerank_worklist"))
         run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, batch=batch)
         results.append(run.run(seeds, seed_values, transport=transport, cluster=cluster))
@@ -169,20 +175,26 @@ def signed_targets(graph: Graph, owner: np.ndarray) -> np.ndarray:
     return out
 
 
+def _out_capacity(n: int, batch: int, max_degree: int) -> int:
+    """Out buffers for every vertex at once: a scan sends each other device's vertex at most once."""
+    return n + max_degree + 1
+
+
 def _extra_maker(ranks, epsilon: float):
     """make_extra for one phase: the ranks so far (zeros in the first), then ε and FLUSH_ITEMS."""
     def make_extra(size: int) -> np.ndarray:
-        extra = np.zeros(size + 2, dtype=np.float64)
+        extra = np.zeros(size + EXTRA_SLOTS, dtype=np.float64)
         if ranks is not None:
             extra[:size] = ranks
         extra[size] = epsilon
         extra[size + 1] = FLUSH_ITEMS
-        return extra
+        extra[size + 2] = max(1.0, SCAN_EVERY * size)
+        return extra  # size + 3, size + 4: the kernel's scan mode and remote arcs since its last scan
     return make_extra
 
 
 def _ranks_of(state) -> np.ndarray:
-    return state.extra[:-2]
+    return state.extra[:-EXTRA_SLOTS]
 
 
 def _merge(results: list[RunResult]) -> RunResult:

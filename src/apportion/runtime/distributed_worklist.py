@@ -86,6 +86,8 @@ class WorklistProgram:
     #: `arc_targets(graph, owner) -> indices`: the arc targets the kernel reads, made for the run's owners (PageRank
     #: marks other devices' neighbours by a negative id so that its inner loop reads no owner); None: the graph's
     arc_targets: Callable | None = None
+    #: `out_capacity(n, batch, max_degree) -> items` of each device's out buffers; None: 2 batch + max degree + 1
+    out_capacity: Callable | None = None
 
     @staticmethod
     def pack(vertices: np.ndarray, values: np.ndarray) -> tuple:
@@ -233,7 +235,8 @@ class DistributedWorklist:
         self.states = []
         n = graph.n
         max_degree = int(np.max(np.diff(graph.indptr))) if n else 0
-        out_capacity = 2 * self.batch + max_degree + 1
+        out_capacity = (2 * self.batch + max_degree + 1 if program.out_capacity is None
+                        else int(program.out_capacity(n, self.batch, max_degree)))
         for i, device in enumerate(devices):
             state = DeviceState(i, device, np.full(n, program.initial_value, dtype=program.dtype), LocalWorklist(n))
             state.out_v = np.empty(out_capacity, dtype=np.int64)
