@@ -189,3 +189,24 @@ def test_relabelling_is_made_once_per_placement_and_undone_in_the_result():
     result = pagerank(graph, devices=2, placement=placement)
     assert result.placement is placement
     assert np.abs(result.values - pagerank_reference(graph)).sum() <= DEFAULT_TOLERANCE
+
+
+def test_signed_targets_are_made_once_per_placement():
+    from apportion.apps.pagerank import signed_targets
+
+    graph = generate("delaunay", 500, seed=2)
+    first = apportion.place(graph, devices=2, seed=0)
+    other = apportion.place(graph, devices=2, method="random", seed=1)
+    made = signed_targets(graph, first.owner)
+    assert signed_targets(graph, first.owner) is made
+    fresh = signed_targets(graph, other.owner)
+    assert fresh is not made
+    for owner, targets in ((first.owner, made), (other.owner, fresh)):
+        for v in range(graph.n):
+            row = targets[graph.indptr[v]:graph.indptr[v + 1]]
+            mine = owner[graph.indices[graph.indptr[v]:graph.indptr[v + 1]]] == owner[v]
+            assert sorted(row[row >= 0]) == sorted(graph.indices[graph.indptr[v]:graph.indptr[v + 1]][mine])
+            assert sorted(-row[row < 0] - 1) == sorted(graph.indices[graph.indptr[v]:graph.indptr[v + 1]][~mine])
+            assert np.all(np.diff((row < 0).astype(int)) >= 0)  # own-device arcs first
+    writable = np.array(first.owner)
+    assert signed_targets(graph, writable) is not signed_targets(graph, writable)  # never cached

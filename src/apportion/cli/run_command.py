@@ -138,7 +138,7 @@ def run_app(args: argparse.Namespace) -> int:
         from apportion._pictures import check_picture_path
 
         check_picture_path(args.trace, "--trace")
-    devices = resolve_devices(_devices(args))  # zero devices, simulated or GPU devices: refused before reading
+    devices = resolve_devices(_devices(args))  # zero devices, simulated devices: refused before reading
     if args.app == "cc" and args.method != "worklist" and args.transport == "ray" and \
             any(device.implementation != KIND_CPU for device in devices):
         raise InputError("cc --method topology with --transport ray takes CPU devices only; use --transport "
