@@ -186,6 +186,15 @@ def test_relabelling_is_made_once_per_placement_and_undone_in_the_result():
     assert np.array_equal(moved.owner[new_of_old], placement.owner)
     assert renumbered.m == graph.m and np.array_equal(np.sort(np.diff(renumbered.indptr)),
                                                       np.sort(np.diff(graph.indptr)))
+    by_degree, moved_d, new_d = relabelled(graph, placement, order="degree")
+    assert by_degree is not renumbered and relabelled(graph, placement, order="degree")[0] is by_degree
+    assert np.array_equal(moved_d.owner[new_d], placement.owner) and np.all(np.diff(moved_d.owner) >= 0)
+    degrees = np.diff(by_degree.indptr)
+    for device in range(2):  # within a device's block: degrees never rise
+        assert np.all(np.diff(degrees[moved_d.owner == device]) <= 0)
+    assert np.array_equal(np.sort(degrees), np.sort(np.diff(graph.indptr)))
+    with pytest.raises(InputError):
+        relabelled(graph, placement, order="random")
     result = pagerank(graph, devices=2, placement=placement)
     assert result.placement is placement
     assert np.abs(result.values - pagerank_reference(graph)).sum() <= DEFAULT_TOLERANCE

@@ -22,8 +22,8 @@ more pushes; ε never goes below it, so the loop ends. Normalising the solution 
 PageRank with isolated (dangling) mass redistributed uniformly (Langville & Meyer).
 `pagerank_reference` is the power iteration every result is checked against.
 
-The run works on `runtime.placement.relabelled(graph, placement)` (each device a contiguous block in breadth-first
-order; made once per graph and placement) and maps the ranks back.
+The run works on `runtime.placement.relabelled(graph, placement, order="degree")` (each device a contiguous block
+in breadth-first order sorted by decreasing degree; made once per graph and placement) and maps the ranks back.
 
 A device that dies: the phase restarts on the survivors from its own seeds (the ranks it started from are
 kept: they are the host's), `DistributedWorklist`'s "restart" recovery.
@@ -136,7 +136,7 @@ def pagerank(graph: Graph, *, devices=2, transport: str = "threads", routing: st
     device_list = resolve_devices(devices)
     chosen = resolve_placement(placement, graph, device_list, seed)
     original_placement = chosen
-    graph, chosen, new_of_old = relabelled(graph, chosen)
+    graph, chosen, new_of_old = relabelled(graph, chosen, order="degree")
     seeds = np.arange(n, dtype=np.int64)
     seed_values = np.full(n, base)
     degrees = np.diff(graph.indptr)
