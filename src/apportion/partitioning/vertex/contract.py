@@ -30,16 +30,26 @@ class LevelGraph(NamedTuple):
         return int(self.indices.shape[0] // 2)
 
     @classmethod
-    def from_graph(cls, graph) -> "LevelGraph":
-        """The arrays of an `apportion.Graph` in kernel dtypes (unit weights filled in).
+    def from_graph(cls, graph, vertex_weights: np.ndarray | None = None) -> "LevelGraph":
+        """The arrays of an `apportion.Graph` in kernel dtypes (unit weights filled in; `vertex_weights`, when
+        given, is the graph's (n, ncon) int64 matrix, used as it is).
 
         Writable copies: the Graph's arrays are read-only, and Numba compiles (and caches) every kernel once
         more for read-only arguments; one array kind keeps the JIT time down.
         """
+        if vertex_weights is None:
+            vertex_weights = np.array(graph.vertex_weight_matrix(), dtype=np.int64, order="C")
         return cls(np.array(graph.indptr, dtype=np.int64, order="C"),
                    np.array(graph.indices, dtype=np.int32, order="C"),
-                   np.array(graph.edge_weight_array(), dtype=np.int64, order="C"),
-                   np.array(graph.vertex_weight_matrix(), dtype=np.int64, order="C"))
+                   edge_weight_copy(graph), vertex_weights)
+
+
+def edge_weight_copy(graph) -> np.ndarray:
+    """A writable, contiguous int64 copy of a Graph's edge weights (fresh ones when it has none: one array,
+    not two)."""
+    if graph.edge_weights is None:
+        return np.ones(graph.indices.shape[0], dtype=np.int64)
+    return np.array(graph.edge_weights, dtype=np.int64, order="C")
 
 
 def _contract_chunks(coarse_n: int) -> int:

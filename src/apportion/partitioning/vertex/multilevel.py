@@ -24,7 +24,7 @@ from apportion.partitioning.vertex._initial_kernels import induced_subgraph
 from apportion.partitioning.vertex.balance import check_feasible, max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import coarsen, level_threads
 from apportion.partitioning.vertex.context import PartitionContext
-from apportion.partitioning.vertex.contract import LevelGraph, project_partition
+from apportion.partitioning.vertex.contract import LevelGraph, edge_weight_copy, project_partition
 from apportion.partitioning.vertex.initial import initial_partition
 from apportion.partitioning.vertex.options import PartitionOptions, preset_options
 from apportion.partitioning.vertex.periphery import PERIPHERY_MIN_SLACK, periphery_candidate
@@ -88,25 +88,27 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     threads = check_threads(threads)
     options = preset_options(preset)
     preset_name = preset if isinstance(preset, str) else "custom"
-    fine = LevelGraph.from_graph(graph)
-    total = fine.vertex_weights.sum(axis=0)
+    vertex_weights = np.array(graph.vertex_weight_matrix(), dtype=np.int64, order="C")
+    total = vertex_weights.sum(axis=0)
     targets = check_shares(targets, k)
     limits = max_block_weights(total, targets, epsilon)
-    check_feasible(fine.vertex_weights, total, limits, epsilon)
-    device = resolve_device(device, fine)
+    check_feasible(vertex_weights, total, limits, epsilon)
+    device = resolve_device(device, graph.n, vertex_weights.shape[1])
+    fine = None  # the kernels' copy of the graph, made when needed (`_partition_without_isolated`)
 
     previous_threads = numba.get_num_threads()
     use_threads = previous_threads if threads is None else threads
     cycles = _cycle_count(options, k)
-    show = ui.progress_enabled() and fine.n * cycles * (4 if options.flow_rounds > 0 else 1) >= PROGRESS_MIN_WORK
+    show = ui.progress_enabled() and graph.n * cycles * (4 if options.flow_rounds > 0 else 1) >= PROGRESS_MIN_WORK
     try:
         with ui.progress("partitioning", total=cycles) if show else _no_progress() as task:
             ctx = PartitionContext(k=k, targets=targets, epsilon=epsilon, max_block_weights=limits,
                                    options=options, seed=int(seed), threads=use_threads, progress=task,
                                    device=device)
             watch = ctx.watch
-            part, levels = _partition_without_isolated(fine, ctx)
+            part, levels, fine = _partition_without_isolated(graph, vertex_weights, ctx)
             if part is None:
+                fine = LevelGraph.from_graph(graph, vertex_weights)
                 part, levels = _cycles(fine, ctx)
         level_threads(fine.n, use_threads)
         with watch.phase("metrics"):
@@ -129,7 +131,7 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
                      seed=ctx.seed, device=device)
 
 
-def resolve_device(device: str, graph: LevelGraph) -> str:
+def resolve_device(device: str, n: int, ncon: int) -> str:
     """"cpu" or "cuda" for `partition`'s `device` argument (see there); raises InputError for an unknown
     device or for "cuda" with several vertex-weight constraints, UnavailableError for "cuda" without a CUDA
     device."""
@@ -137,9 +139,8 @@ def resolve_device(device: str, graph: LevelGraph) -> str:
         raise InputError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
     if device == "cpu":
         return "cpu"
-    ncon = graph.vertex_weights.shape[1]
     if device == "auto":
-        if ncon == 1 and graph.n >= GPU_MIN_VERTICES and not simulator_enabled() and numba_cuda_device_count() > 0:
+        if ncon == 1 and n >= GPU_MIN_VERTICES and not simulator_enabled() and numba_cuda_device_count() > 0:
             return "cuda"
         return "cpu"
     if ncon != 1:
@@ -208,21 +209,27 @@ def _run_options(options: PartitionOptions, run: int) -> PartitionOptions:
     return options.runs[run % len(options.runs)].apply(options)
 
 
-def _partition_without_isolated(fine: LevelGraph, ctx: PartitionContext) -> tuple[np.ndarray | None, int]:
+def _partition_without_isolated(graph, vertex_weights: np.ndarray,
+                                ctx: PartitionContext) -> tuple[np.ndarray | None, int, LevelGraph | None]:
     """Partition the non-isolated vertices under the full block limits, then fill the blocks with the isolated
     vertices (KaMinPar removes them the same way). Isolated vertices cost no cut wherever they go, so the rest
-    of the graph may use all their weight as extra slack. Returns (None, 0) when there are too few isolated
-    vertices for this to pay (fewer than ISOLATED_MIN_FRACTION of n) or nothing else."""
+    of the graph may use all their weight as extra slack. Returns (None, 0, None) when there are too few isolated
+    vertices for this to pay (fewer than ISOLATED_MIN_FRACTION of n) or nothing else; else (the partition, the
+    levels, the kernels' copy of the whole graph).
+
+    Memory: the core is cut out of the `Graph`'s own arrays, and the whole graph's kernel copy (`LevelGraph`:
+    12 bytes per arc) is made only once the core's hierarchy is gone — never both beside the coarse levels
+    (rmat 2^20, k = 64: peak 1.39 -> 1.0 GB)."""
     k, limits, watch = ctx.k, ctx.max_block_weights, ctx.watch
     if k == 1:
-        return None, 0
-    isolated = fine.indptr[1:] == fine.indptr[:-1]
+        return None, 0, None
+    isolated = graph.indptr[1:] == graph.indptr[:-1]
     count = int(isolated.sum())
-    if count < ISOLATED_MIN_FRACTION * fine.n or count == fine.n:
-        return None, 0
+    if count < ISOLATED_MIN_FRACTION * graph.n or count == graph.n:
+        return None, 0, None
     with watch.phase("coarsen"):
         core_ids = np.flatnonzero(~isolated)
-        core = LevelGraph(*induced_subgraph(fine.indptr, fine.indices, fine.edge_weights, fine.vertex_weights,
+        core = LevelGraph(*induced_subgraph(graph.indptr, graph.indices, edge_weight_copy(graph), vertex_weights,
                                             core_ids))
         core_total = core.vertex_weights.sum(axis=0).astype(np.float64)
         wanted = np.outer(ctx.targets, core_total)
@@ -230,12 +237,14 @@ def _partition_without_isolated(fine: LevelGraph, ctx: PartitionContext) -> tupl
             slack = np.where(wanted > 0, limits / np.where(wanted > 0, wanted, 1.0), np.inf)
         core_epsilon = float(min(slack.min() - 1.0, 4.0))
     if core_epsilon < ctx.epsilon:
-        return None, 0
+        return None, 0, None
     core_part, levels = _cycles(core, ctx.derive(epsilon=core_epsilon))
     with watch.phase("rebalance"):
+        bw = block_weights(core.vertex_weights, core_part, k)
+        del core
+        fine = LevelGraph.from_graph(graph, vertex_weights)
         part = np.zeros(fine.n, dtype=np.int32)
         part[core_ids] = core_part
-        bw = block_weights(core.vertex_weights, core_part, k)
         loose = np.flatnonzero(isolated)
         heaviness = (fine.vertex_weights[loose] / np.maximum(limits.max(axis=0), 1)).sum(axis=1)
         loose = loose[np.argsort(-heaviness, kind="stable")]
@@ -243,7 +252,7 @@ def _partition_without_isolated(fine: LevelGraph, ctx: PartitionContext) -> tupl
         rebalance_partition(fine, part, bw, limits, final=True)
     if core_epsilon >= PERIPHERY_MIN_SLACK:
         part = _try_periphery(fine, ctx, part)
-    return part, levels
+    return part, levels, fine
 
 
 def _try_periphery(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) -> np.ndarray:
@@ -301,12 +310,15 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
             part = coarse_given.copy()
         else:
             part = initial_partition(coarsest, ctx, ctx.seed + 17)
-    for depth in range(len(hierarchy) - 1, -1, -1):
+    del coarsest
+    levels = len(hierarchy)
+    for depth in range(levels - 1, -1, -1):
         graph = hierarchy[depth]
         level_threads(graph.n, ctx.threads)
-        if depth < len(hierarchy) - 1:
+        if depth < levels - 1:
             with watch.phase("project"):
                 part = project_partition(cmaps[depth], part)
+            hierarchy[depth + 1] = cmaps[depth] = None  # a level is let go once its partition is projected
         final = depth == 0
         with watch.phase("rebalance"):
             bw = block_weights(graph.vertex_weights, part, k)
@@ -316,7 +328,7 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
         with watch.phase("rebalance"):
             rebalance_partition(graph, part, bw, limits, final=final)
         ctx.progress.advance(step)
-    return part, len(hierarchy)
+    return part, levels
 
 
 class _no_progress:
