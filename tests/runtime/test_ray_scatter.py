@@ -4,7 +4,6 @@ actor whose process exits) leave the result exact, every device dead is a Device
 
 from __future__ import annotations
 
-import os
 import sys
 
 import numpy as np
@@ -21,6 +20,8 @@ from apportion.platform.device import DeviceFailure
 from apportion.platform.faulty import FaultyDevice
 from apportion.platform.throttled import ThrottledDevice
 from apportion.runtime.scatter import scatter
+
+from _dying_device import DyingDevice
 
 pytestmark = [pytest.mark.ray, pytest.mark.timeout(600)]
 
@@ -40,6 +41,7 @@ VALUES = np.random.default_rng(3).integers(0, 1000, size=30_000)
 def pickled_here(local_ray):
     """Ray's workers cannot import this test module: its classes and functions travel by value."""
     local_ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    local_ray.cloudpickle.register_pickle_by_value(sys.modules[DyingDevice.__module__])
     return local_ray
 
 
@@ -90,21 +92,6 @@ def test_a_device_throttled_three_times_gets_fewer_segments(pickled_here):
     assert seen.tolist() == [1] * count
     fast, slow = run.segments
     assert fast + slow == 24 and fast > slow, run.segments
-
-
-class DyingDevice(CPUDevice):
-    """A device whose process exits on its `die_on`-th run (its warm-up is one): its actor dies."""
-
-    def __init__(self, die_on: int, name: str):
-        super().__init__(1, name=name)
-        self.die_on = die_on
-        self.calls = 0
-
-    def _execute(self, kernels, args):
-        self.calls += 1
-        if self.calls >= self.die_on:
-            os._exit(1)
-        return super()._execute(kernels, args)
 
 
 def test_a_device_dying_in_an_actor_and_an_actor_exiting_leave_the_results_exact(pickled_here):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import numpy as np
@@ -16,6 +15,8 @@ from apportion.graph.generate import generate
 from apportion.platform.cpu import CPUDevice
 from apportion.platform.faulty import FaultyDevice
 from apportion.platform.throttled import ThrottledDevice
+
+from _dying_device import DyingDevice
 
 pytestmark = [pytest.mark.ray, pytest.mark.timeout(600)]
 
@@ -39,23 +40,9 @@ def test_pagerank_and_worklist_cc_on_ray(local_ray):
     np.testing.assert_array_equal(labels.values, cc_reference(GRAPH))
 
 
-class DyingDevice(CPUDevice):
-    """A device whose process exits on its `die_on`-th run: on Ray its actor dies (RayActorError)."""
-
-    def __init__(self, die_on: int, name: str):
-        super().__init__(1, name=name)
-        self.die_on = die_on
-        self.calls = 0
-
-    def _execute(self, kernels, args):
-        self.calls += 1
-        if self.calls >= self.die_on:
-            os._exit(1)
-        return super()._execute(kernels, args)
-
-
 def test_a_device_dying_in_an_actor_and_a_killed_actor_do_not_change_results(local_ray):
-    local_ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import this module
+    # workers cannot import test modules: the dying device's class travels by value
+    local_ray.cloudpickle.register_pickle_by_value(sys.modules[DyingDevice.__module__])
     devices = [CPUDevice(1, name="a"), FaultyDevice(CPUDevice(1), 3, name="faulty"), DyingDevice(4, name="dying")]
     result = sssp(GRAPH, 0, devices=devices, transport="ray", placement="random", batch=16)
     np.testing.assert_array_equal(result.values, sssp_reference(GRAPH, 0))
