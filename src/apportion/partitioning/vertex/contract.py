@@ -8,6 +8,7 @@ import numba
 import numpy as np
 
 from apportion.partitioning.vertex._contract_kernels import contract
+from apportion.partitioning.vertex._initial_kernels import induced_subgraph
 
 
 class LevelGraph(NamedTuple):
@@ -42,6 +43,20 @@ class LevelGraph(NamedTuple):
         return cls(np.array(graph.indptr, dtype=np.int64, order="C"),
                    np.array(graph.indices, dtype=np.int32, order="C"),
                    edge_weight_copy(graph), vertex_weights)
+
+
+def induced_level(indptr, indices, edge_weights, vertex_weights, vertices) -> LevelGraph:
+    """The subgraph induced by `vertices` (sorted ids) as a LevelGraph. The pattern and edge weights are read
+    through read-only views, so that a `Graph`'s own (read-only) arrays and a level's share one compiled copy of
+    the kernel: the core of a graph is cut out of the Graph without a copy of its arrays."""
+    return LevelGraph(*induced_subgraph(_read_only(indptr), _read_only(indices), _read_only(edge_weights),
+                                        vertex_weights, vertices))
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.setflags(write=False)
+    return view
 
 
 def edge_weight_copy(graph) -> np.ndarray:

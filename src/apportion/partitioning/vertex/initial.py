@@ -16,13 +16,13 @@ from dataclasses import replace
 import numpy as np
 
 from apportion.partitioning.vertex._initial_kernels import (
-    bisection_fm, grow_and_refine_tries, induced_subgraph)
+    bisection_fm, grow_and_refine_tries)
 from apportion._kernels.hashing import mix_hash
 from apportion.partitioning.vertex._partition_kernels import block_weights
 from apportion.partitioning.vertex.balance import max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import coarsen
 from apportion.partitioning.vertex.context import PartitionContext
-from apportion.partitioning.vertex.contract import LevelGraph, project_partition
+from apportion.partitioning.vertex.contract import LevelGraph, induced_level, project_partition
 from apportion.partitioning.vertex.options import PartitionOptions
 
 
@@ -93,8 +93,7 @@ def _split(graph: LevelGraph, vertices: np.ndarray, targets: np.ndarray, first_b
     if k == 1 or vertices.shape[0] == 0:
         out[vertices] = first_block
         return
-    sub = LevelGraph(*induced_subgraph(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights,
-                                       vertices))
+    sub = induced_level(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, vertices)
     k0 = k // 2
     share0 = float(targets[:k0].sum() / targets.sum())
     depth = math.ceil(math.log2(k))

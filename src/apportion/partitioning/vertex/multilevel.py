@@ -20,11 +20,10 @@ from apportion.graph.csr import as_graph
 from apportion.graph.metrics import imbalance_against, whole_target_weights
 from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut
 from apportion.partitioning.vertex._balance_kernels import place_isolated
-from apportion.partitioning.vertex._initial_kernels import induced_subgraph
 from apportion.partitioning.vertex.balance import check_feasible, max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import coarsen, level_threads
 from apportion.partitioning.vertex.context import PartitionContext
-from apportion.partitioning.vertex.contract import LevelGraph, edge_weight_copy, project_partition
+from apportion.partitioning.vertex.contract import LevelGraph, edge_weight_copy, induced_level, project_partition
 from apportion.partitioning.vertex.initial import initial_partition
 from apportion.partitioning.vertex.options import PartitionOptions, preset_options
 from apportion.partitioning.vertex.periphery import PERIPHERY_MIN_SLACK, periphery_candidate
@@ -229,8 +228,7 @@ def _partition_without_isolated(graph, vertex_weights: np.ndarray,
         return None, 0, None
     with watch.phase("coarsen"):
         core_ids = np.flatnonzero(~isolated)
-        core = LevelGraph(*induced_subgraph(graph.indptr, graph.indices, edge_weight_copy(graph), vertex_weights,
-                                            core_ids))
+        core = induced_level(graph.indptr, graph.indices, edge_weight_copy(graph), vertex_weights, core_ids)
         core_total = core.vertex_weights.sum(axis=0).astype(np.float64)
         wanted = np.outer(ctx.targets, core_total)
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from apportion.partitioning.vertex._initial_kernels import induced_subgraph
-from apportion.partitioning.vertex.contract import LevelGraph
+from apportion.partitioning.vertex.contract import LevelGraph, induced_level
 
 #: the candidate is tried when the isolated vertices let the rest deviate from its targets by at least this
 PERIPHERY_MIN_SLACK = 0.25
@@ -50,7 +49,7 @@ def periphery_candidate(fine: LevelGraph, k: int, targets: np.ndarray, limits: n
     if others.shape[0] == 1:
         part[core] = others[0]
         return part
-    sub = LevelGraph(*induced_subgraph(fine.indptr, fine.indices, fine.edge_weights, fine.vertex_weights, core))
+    sub = induced_level(fine.indptr, fine.indices, fine.edge_weights, fine.vertex_weights, core)
     sub_targets = targets[others] / targets[others].sum()
     wanted = sub_targets * core_weight
     epsilon = float(max(0.0, (limits[others, 0] / np.maximum(wanted, 1e-12)).min() - 1.0))
