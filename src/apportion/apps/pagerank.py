@@ -32,7 +32,6 @@ kept: they are the host's), `DistributedWorklist`'s "restart" recovery.
 from __future__ import annotations
 
 import time
-import weakref
 from dataclasses import replace
 
 import numpy as np
@@ -44,7 +43,7 @@ from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.platform.cuda import CudaKernel
 from apportion.runtime.distributed_worklist import DistributedWorklist, RunResult, WorklistProgram, resolve_devices
-from apportion.runtime.placement import relabelled, resolve_placement
+from apportion.runtime.placement import PairCache, relabelled, resolve_placement
 from apportion.runtime.split import split_receive_owner
 
 ALPHA = 0.85
@@ -167,28 +166,21 @@ def pagerank(graph: Graph, *, devices=2, transport: str = "threads", routing: st
     return result
 
 
-#: (id(graph), id(owner)) -> (weak refs to both, signed targets): a placement's queries share them
-_SIGNED: dict = {}
+#: (graph, owner array) -> signed targets: a placement's queries share them
+_SIGNED = PairCache()
 
 
 def signed_targets(graph: Graph, owner: np.ndarray) -> np.ndarray:
     """The arc targets PageRank's kernel reads: u for an arc v → u within one device, -u - 1 across devices,
     each row's own-device arcs first. Kept while the graph and a read-only owner array (a placement's) live, so
-    that the queries of one placement make them once (30 ms per query on rmat 18)."""
-    key = (id(graph), id(owner))
-    entry = _SIGNED.get(key)
-    if entry is not None and entry[0]() is graph and entry[1]() is owner:
-        return entry[2]
-    out = np.empty(graph.indices.shape[0], dtype=np.int64 if graph.n >= 2**31 - 1 else np.int32)
-    n = graph.n
-    chunks = max(1, min(64, n // 4096))
-    run_chunked(signed_targets_chunk, chunks, graph.indptr, graph.indices, owner, out)
-    if not owner.flags.writeable:  # a placement's owners never change; a writable array might (the targets stay
-        # writable themselves: one compiled variant of the kernel for cached and fresh ones)
-        for stale in [k for k, e in _SIGNED.items() if e[0]() is None or e[1]() is None]:
-            del _SIGNED[stale]
-        _SIGNED[key] = (weakref.ref(graph), weakref.ref(owner), out)
-    return out
+    that the queries of one placement make them once (30 ms per query on rmat 18); a writable owner array might
+    change, so its targets are made afresh."""
+    def make() -> np.ndarray:
+        out = np.empty(graph.indices.shape[0], dtype=np.int64 if graph.n >= 2**31 - 1 else np.int32)
+        chunks = max(1, min(64, graph.n // 4096))
+        run_chunked(signed_targets_chunk, chunks, graph.indptr, graph.indices, owner, out)
+        return out
+    return make() if owner.flags.writeable else _SIGNED.get(graph, owner, None, make)
 
 
 def _out_capacity(n: int, batch: int, max_degree: int) -> int:
@@ -197,7 +189,8 @@ def _out_capacity(n: int, batch: int, max_degree: int) -> int:
 
 
 def _extra_maker(ranks, epsilon: float):
-    """make_extra for one phase: the ranks so far (zeros in the first), then ε and FLUSH_ITEMS."""
+    """make_extra for one phase: the ranks so far (zeros in the first), then ε, FLUSH_ITEMS, SCAN_EVERY · n and
+    the kernel's two slots of scan state (EXTRA_SLOTS in all)."""
     def make_extra(size: int) -> np.ndarray:
         extra = np.zeros(size + EXTRA_SLOTS, dtype=np.float64)
         if ranks is not None:
@@ -205,7 +198,7 @@ def _extra_maker(ranks, epsilon: float):
         extra[size] = epsilon
         extra[size + 1] = FLUSH_ITEMS
         extra[size + 2] = max(1.0, SCAN_EVERY * size)
-        return extra  # size + 3, size + 4: the kernel's scan mode and remote arcs since its last scan
+        return extra
     return make_extra
 
 

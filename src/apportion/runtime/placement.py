@@ -200,8 +200,29 @@ def resolve_placement(placement, graph: Graph, devices: list, seed: int) -> Plac
     raise InputError(f"placement must be one of {', '.join(METHODS)} or a Placement, got {placement!r}")
 
 
-#: (id(graph), id(placement), order) -> (weak refs to both, relabelled graph, relabelled placement, new_of_old)
-_RELABELLED: dict = {}
+class PairCache:
+    """Values made from two objects, kept while both live: keyed by their identities (and a tag), each entry
+    holding weak references that prove the ids were not reused. For preprocessing that many queries share (a
+    relabelling per graph and placement; PageRank's signed targets per graph and owner array)."""
+
+    def __init__(self) -> None:
+        self._entries: dict = {}
+
+    def get(self, first, second, tag, make):
+        """The value for (first, second, tag), made by `make()` when there is none."""
+        key = (id(first), id(second), tag)
+        entry = self._entries.get(key)
+        if entry is not None and entry[0]() is first and entry[1]() is second:
+            return entry[2]
+        value = make()
+        for stale in [k for k, e in self._entries.items() if e[0]() is None or e[1]() is None]:
+            del self._entries[stale]
+        self._entries[key] = (weakref.ref(first), weakref.ref(second), value)
+        return value
+
+
+#: (graph, placement, order) -> (relabelled graph, relabelled placement, new_of_old)
+_RELABELLED = PairCache()
 #: the orders of a device's block in `relabelled`
 RELABEL_ORDERS = ("bfs", "degree")
 
@@ -220,26 +241,24 @@ def relabelled(graph: Graph, placement: Placement, order: str = "bfs") -> tuple[
     query). BFS and PageRank run on it and map their values back."""
     if order not in RELABEL_ORDERS:
         raise InputError(f"unknown relabelling order {order!r}; choose one of {', '.join(RELABEL_ORDERS)}")
-    key = (id(graph), id(placement), order)
-    entry = _RELABELLED.get(key)
-    if entry is not None and entry[0]() is graph and entry[1]() is placement:
-        return entry[2], entry[3], entry[4]
+    return _RELABELLED.get(graph, placement, order, lambda: _relabel(graph, placement, order))
+
+
+def _relabel(graph: Graph, placement: Placement, order: str) -> tuple[Graph, Placement, np.ndarray]:
+    """`relabelled`'s work, uncached."""
     n = graph.n
     by_bfs = bfs_order(graph.indptr, graph.indices)
     if order == "degree":
         by_bfs = by_bfs[np.argsort(-np.diff(graph.indptr)[by_bfs], kind="stable")]
-    order = by_bfs[np.argsort(placement.owner[by_bfs], kind="stable")]
+    permutation = by_bfs[np.argsort(placement.owner[by_bfs], kind="stable")]
     new_of_old = np.empty(n, dtype=np.int64)
-    new_of_old[order] = np.arange(n, dtype=np.int64)
+    new_of_old[permutation] = np.arange(n, dtype=np.int64)
     indptr = np.empty(n + 1, dtype=np.int64)
     indices = np.empty_like(graph.indices)
-    permute_csr(graph.indptr, graph.indices, order, new_of_old, indptr, indices)
+    permute_csr(graph.indptr, graph.indices, permutation, new_of_old, indptr, indices)
     renumbered = Graph._trusted(indptr, indices, name=graph.name)
-    moved = Placement(owner=np.ascontiguousarray(placement.owner[order]), k=placement.k, method=placement.method,
+    moved = Placement(owner=np.ascontiguousarray(placement.owner[permutation]), k=placement.k, method=placement.method,
                       seed=placement.seed, time_s=placement.time_s, cut=placement.cut)
-    for stale in [k for k, e in _RELABELLED.items() if e[0]() is None or e[1]() is None]:
-        del _RELABELLED[stale]
-    _RELABELLED[key] = (weakref.ref(graph), weakref.ref(placement), renumbered, moved, new_of_old)
     return renumbered, moved, new_of_old
 
 

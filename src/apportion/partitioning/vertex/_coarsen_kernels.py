@@ -217,7 +217,6 @@ def lp_choices(first, stride, chunks, indptr, indices, edge_weights, vertex_weig
     """One synchronous sub-round of label propagation, for chunks first, first + stride, ... of `chunks` static
     slices of order[lo:hi] (`apportion._chunked`): choice[v] = the cluster v would join, computed from the
     labels and cluster weights at the start of the sub-round; chunk t uses row t of the hash tables."""
-    ncon = vertex_weights.shape[1]
     mask = table_keys.shape[1] - 1
     span = hi - lo
     for t in range(first, chunks, stride):
