@@ -59,10 +59,11 @@ def test_compare_reports_the_papers_metrics(app, graph_file, matrix_file, capsys
 
 def test_plain_estimate_on_the_real_pair_and_the_table(graph_file, capsys):
     code, out, err = _run(capsys, "threshold", "cc", graph_file, "--platform", "local-pair", "--json",
-                          "--sampler", "walk", "--timing", "raw")
+                          "--sampler", "walk", "--timing", "raw", "--search", "balance")
     assert code == 0, err
     report = json.loads(out)
-    assert report["method"] == "sample-walk (raw)" and "best_threshold" not in report
+    assert report["method"] == "sample-walk-balance (raw)" and "best_threshold" not in report
+    assert report["runs"] <= 10  # the balance search: a handful of runs, the two ends included
     assert set(report["device_times_s"]) == {"cpu-side", "gpu-side", "merge"}
     code, out, err = _run(capsys, "threshold", "spmm", graph_file, "--platform", "seed004", "--method", "static")
     assert code == 0 and "threshold" in out and "26" in out, err
@@ -105,6 +106,8 @@ def bad_files(tmp_path_factory):
     (["cc", "{graph}", "--platform", "seed004", "--method", "average"], "--others"),
     (["cc", "{graph}", "--platform", "seed004", "--scale", "0"], "--scale"),
     (["cc", "{graph}", "--platform", "seed004", "--extrapolation", "fit"], "hh only"),
+    (["hh", "{graph}", "--platform", "seed004", "--search", "balance"], "cc and spmm only"),
+    (["cc", "{graph}", "--platform", "seed004", "--method", "static", "--search", "scan"], "sample only"),
     (["hh", "{graph}", "--platform", "seed004", "--method", "static", "--extrapolation", "fit"], "sample only"),
     (["cc", "{graph}", "--platform", "seed004", "--plot", "{bad}/x.nope"], "nope"),
 ])

@@ -8,17 +8,22 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from apportion.apps.threshold import candidates, compare_threshold, equivalent_threshold, find_threshold
+from apportion.apps.threshold import (DEFAULT_SEARCH, candidates, compare_threshold, equivalent_threshold,
+                                      find_threshold)
 from apportion.errors import InputError
 from apportion.graph.generate import generate
+from apportion.schedule._threshold_kernels import column_counts, principal_submatrix
 from apportion.schedule.threshold_baselines import (exhaustive_search, naive_average, naive_static,
                                                     naive_static_row_length)
 from apportion.schedule.threshold_cc import induced_sample, walk_sample
-from apportion.schedule.threshold_common import (Stopwatch, coarse_to_fine, hill_climb, induced_subgraph,
-                                                 local_search, paper_metrics, sample_size, scaled_time)
+from apportion.schedule.threshold_common import (Stopwatch, balance_search, coarse_to_fine, hill_climb,
+                                                 induced_subgraph, local_search, paper_metrics, sample_size,
+                                                 scaled_parts, scaled_time)
 from apportion.schedule.threshold_hh import (cpu_share, extrapolate, fit_extrapolation, row_sample,
                                              threshold_for_share)
 from apportion.schedule.threshold_spmm import principal_sample
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -70,6 +75,35 @@ def test_local_search_and_hill_climb_reach_the_minimum_of_a_unimodal_curve():
     assert watch.runs < len(values) + 1
 
 
+def two_sides(cpu_rate, gpu_rate, cpu_fixed, gpu_fixed, power):
+    """A split whose CPU side grows and GPU side shrinks with t (an idle side costs nothing), no merge."""
+    def evaluate(_sample, t):
+        cpu = cpu_fixed + cpu_rate * t ** power if t > 0 else 0.0
+        gpu = gpu_fixed + gpu_rate * (100 - t) ** power if t < 100 else 0.0
+        return max(cpu, gpu), max(cpu, gpu), (cpu, gpu, 0.0)
+    return evaluate
+
+
+@settings(max_examples=60, deadline=None)
+@given(cpu_rate=st.floats(0.01, 100), gpu_rate=st.floats(0.01, 100), cpu_fixed=st.floats(0, 50),
+       gpu_fixed=st.floats(0, 50), power=st.sampled_from([0.5, 1.0, 1.5, 2.0]), start=st.integers(0, 100))
+def test_balance_search_finds_the_best_whole_percent_of_two_monotone_sides(cpu_rate, gpu_rate, cpu_fixed,
+                                                                           gpu_fixed, power, start):
+    evaluate = two_sides(cpu_rate, gpu_rate, cpu_fixed, gpu_fixed, power)
+    curve = {t: evaluate(None, t)[0] for t in range(101)}
+    watch = Stopwatch(simulated=True)
+    found = balance_search(watch, evaluate, None, start)
+    # where the sides cross, the slower side is smallest on both neighbours: the bracket holds the optimum
+    assert curve[int(found)] == pytest.approx(min(curve.values()))
+    assert watch.runs <= 10 and {0.0, 100.0} <= set(watch.tried)
+
+
+def test_balance_search_needs_few_runs_on_proportional_sides():
+    watch = Stopwatch(simulated=True)
+    assert balance_search(watch, two_sides(1.0, 3.0, 0.0, 0.0, 1.0), None, 50) == 75  # 1·t = 3·(100 − t)
+    assert watch.runs <= 5  # start, the proportional guess, its neighbour, the two ends
+
+
 def test_the_fit_recovers_a_power_law():
     x = np.array([2, 3, 5, 8, 13, 21])
     a, b, r2 = fit_extrapolation(x, 1.5 * x ** 1.7)
@@ -102,7 +136,9 @@ def test_find_threshold_is_reproducible_and_compare_reports_the_papers_keys():
     graph = generate("delaunay", 1 << 12, seed=4)
     first = find_threshold("cc", graph, "seed004", seed=3)
     assert first.threshold == find_threshold("cc", graph, "seed004", seed=3).threshold
-    assert first.sample["vertices"] == 64 and first.runs >= 14
+    assert first.sample["vertices"] == 64 and 3 <= first.runs <= 10  # the balance search
+    scan = find_threshold("cc", graph, "seed004", seed=3, search="scan")
+    assert scan.runs >= 14 and set(range(0, 97, 8)) <= set(scan.tried)
     report = compare_threshold("spmm", graph, "seed004", "sample", seed=1)
     for key in ("threshold", "best_threshold", "threshold_difference_pct", "time_difference_pct",
                 "overhead_pct", "estimate_s", "run_s"):
@@ -131,6 +167,10 @@ def test_methods_and_options_are_checked():
         find_threshold("cc", graph, "seed004", sampler="snowball")
     with pytest.raises(InputError, match="cc only"):
         find_threshold("spmm", graph, "seed004", sampler="walk")
+    with pytest.raises(InputError, match="cc and spmm only"):
+        find_threshold("hh", graph, "seed004", search="balance")
+    with pytest.raises(InputError, match="unknown threshold search"):
+        find_threshold("cc", graph, "seed004", search="bisect")
     assert find_threshold("cc", graph, "seed004", "average", others=[10, 30]).threshold == 20
     assert find_threshold("cc", graph, "seed004", "static").threshold == 26  # 1497.6 / (1497.6 + 4291.2)
 
@@ -139,13 +179,14 @@ def test_scaled_time_scales_what_depends_on_size_and_keeps_fixed_costs():
     # CPU 3 s of which 1 fixed, GPU 2 s of which 1.5 fixed, merge 0.5 of which 0.5 fixed; input 10x the sample
     assert scaled_time((3.0, 2.0, 0.5), (1.0, 1.5, 0.5), 10.0) == pytest.approx(max(1 + 20, 1.5 + 5) + 0.5)
     assert scaled_time((0.0, 2.0, 0.0), (1.0, 1.5, 0.5), 10.0) == pytest.approx(6.5)  # an idle side stays idle
+    assert scaled_parts((3.0, 2.0, 0.5), (1.0, 1.5, 0.5), 10.0) == pytest.approx((21.0, 6.5, 0.5))
 
 
 def test_scaled_timing_is_used_by_default_for_cc_and_can_be_turned_off():
     graph = generate("delaunay", 1 << 12, seed=4)
-    assert find_threshold("cc", graph, "seed004").method == "sample-walk (scaled)"
-    raw = find_threshold("cc", graph, "seed004", timing="raw")
-    assert raw.method == "sample-walk (raw)"
+    assert find_threshold("cc", graph, "seed004").method == f"sample-walk-{DEFAULT_SEARCH['cc']} (scaled)"
+    raw = find_threshold("cc", graph, "seed004", timing="raw", search="scan")
+    assert raw.method == "sample-walk-scan (raw)"
     with pytest.raises(InputError, match="unknown timing"):
         find_threshold("cc", graph, "seed004", timing="cooked")
 
@@ -163,3 +204,24 @@ def test_share_extrapolation_finds_the_row_length_of_the_same_product_share():
         found = threshold_for_share(matrix, share)
         assert cpu_share(matrix, found) == share and found <= t
     assert threshold_for_share(matrix, 0.0) == 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 60), density=st.floats(0.0, 0.5), take=st.floats(0.0, 1.0), seed=st.integers(0, 10**6))
+def test_the_parallel_host_steps_equal_scipys(n, density, take, seed):
+    rng = np.random.default_rng(seed)
+    matrix = sp.random(n, n, density=density, format="csr", random_state=rng)
+    matrix.data[:] = rng.integers(1, 9, matrix.nnz)
+    assert np.array_equal(column_counts(matrix.indices, n), np.bincount(matrix.indices, minlength=n))
+    rows = np.flatnonzero(rng.random(n) < take)
+    indptr, indices, data = principal_submatrix(matrix.indptr, matrix.indices, matrix.data, n, rows)
+    ours = sp.csr_matrix((data, indices, indptr), shape=(rows.shape[0],) * 2)
+    assert (ours != matrix[rows][:, rows]).nnz == 0 and ours.nnz == matrix[rows][:, rows].nnz
+
+
+def test_host_steps_of_a_simulated_estimate_are_priced_at_one_thread_or_all():
+    watch = Stopwatch(simulated=True, host_seconds_per_operation=1e-6, host_threads=20)
+    watch.host(lambda: None, operations=lambda _r: 1000)
+    assert watch.seconds == pytest.approx(1e-3)
+    watch.host(lambda: None, operations=lambda _r: 1000, parallel=True)
+    assert watch.seconds == pytest.approx(1e-3 + 5e-5)

@@ -37,7 +37,7 @@ from apportion.graph.io import read_graph
 from apportion.schedule.threshold_baselines import (exhaustive_search, naive_average, naive_static,
                                                     naive_static_row_length)
 from apportion.schedule.threshold_cc import DEFAULT_SAMPLER, SAMPLERS, estimate_cc_threshold
-from apportion.schedule.threshold_common import ThresholdEstimate, paper_metrics, scaled_time
+from apportion.schedule.threshold_common import SEARCHES, ThresholdEstimate, paper_metrics, scaled_parts
 from apportion.schedule.threshold_hh import FIT_A, FIT_B, estimate_hh_threshold
 from apportion.schedule.threshold_spmm import estimate_spmm_threshold
 
@@ -47,6 +47,9 @@ METHODS = ("sample", "exhaustive", "static", "average")
 TIMINGS = ("raw", "scaled")
 DEFAULT_TIMING = {"cc": "scaled", "spmm": "raw", "hh": "scaled"}  # spmm: scaled better on seed004 only
 DEFAULT_HH_EXTRAPOLATION = "share"
+#: how cc and spmm search their sample: the paper's scan or ours, the balance of the sides (measured in
+#: docs/threshold.md); hh climbs over row lengths
+DEFAULT_SEARCH = {"cc": "balance", "spmm": "balance"}
 #: most thresholds the exhaustive search of hh runs (distinct row lengths, thinned geometrically beyond)
 HH_MAX_CANDIDATES = 96
 
@@ -195,7 +198,7 @@ def fixed_costs(app: str, pair: DevicePair) -> tuple[float, float, float]:
 def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", seed: int = 0, *,
                    sampler: str | None = None, scale: float = 1.0, others=None, repeats: int = 1,
                    timing: str | None = None, hh_fit: tuple[float, float] | None = None,
-                   extrapolation: str | None = None) -> ThresholdEstimate:
+                   extrapolation: str | None = None, search: str | None = None) -> ThresholdEstimate:
     """Estimate the threshold of `app` on `input` for `platform` by `method` (module docstring).
 
     sampler: cc only, "induced" (the paper's) or "walk" (default, `threshold_cc.DEFAULT_SAMPLER`). scale: the
@@ -205,7 +208,8 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
     for the whole input, `scaled_time`); default DEFAULT_TIMING[app]. hh_fit: (a, b) of hh's extrapolation
     t = a·t'^b (default the shipped fit, `threshold_hh.FIT_A`, `FIT_B`). extrapolation: hh only, "fit"
     (t = a·t'^b) or "share" (the same CPU share of the products; default DEFAULT_HH_EXTRAPOLATION).
-    Returns a ThresholdEstimate: `threshold`, `seconds` spent, runs, the thresholds tried, sample statistics."""
+    search: cc and spmm, "scan" (the paper's) or "balance" (where the sides finish together; default
+    DEFAULT_SEARCH[app]). Returns a ThresholdEstimate: `threshold`, `seconds` spent, runs, the thresholds tried, sample statistics."""
     application = APPLICATIONS[app]
     if method not in METHODS:
         raise InputError(f"unknown threshold method {method!r}; choose one of {', '.join(METHODS)}")
@@ -214,8 +218,23 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
     data = prepare_input(application.name, input)
     pair = _pair(platform)
 
+    warm: set[int] = set()
+
+    def fastest_run(sample, threshold):
+        if not pair.simulated and id(sample) not in warm:
+            # the first run on an input is slower (its arrays cold in the caches: about 1.5× on a sample of
+            # 100 vertices); a search that starts mid-range would build its bracket on it. Its time is counted.
+            warm.add(id(sample))
+            application.run(sample, threshold, None, pair=pair)
+        return min((application.run(sample, threshold, None, pair=pair) for _ in range(repeats)),
+                   key=lambda run: run.time_s)
+
+    def parts_of(run):
+        return (run.device_times_s[pair.cpu.name], run.device_times_s[pair.gpu.name], run.device_times_s["merge"])
+
     def evaluate(sample, threshold):
-        return min(application.run(sample, threshold, None, pair=pair).time_s for _ in range(repeats))
+        run = fastest_run(sample, threshold)
+        return run.time_s, run.time_s, parts_of(run)
 
     timing = DEFAULT_TIMING[application.name] if timing is None else timing
     if timing not in TIMINGS:
@@ -237,6 +256,10 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
         raise InputError(f"extrapolation applies to hh only, not {application.name}")
     if sampler is not None and application.name != "cc":
         raise InputError(f"sampler applies to cc only, not {application.name}")
+    if search is not None and application.name == "hh":
+        raise InputError("search applies to cc and spmm only, not hh")
+    if search is not None and search not in SEARCHES:
+        raise InputError(f"unknown threshold search {search!r}; choose one of {', '.join(SEARCHES)}")
     on_sample = evaluate
     if timing == "scaled":
         fixed = fixed_costs(application.name, pair)
@@ -246,20 +269,22 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
         def on_sample(sample, threshold):
             if id(sample) not in factors:
                 factors[id(sample)] = whole / max(input_size(application.name, sample), 1.0)
-            runs = [application.run(sample, threshold, None, pair=pair) for _ in range(repeats)]
-            run = min(runs, key=lambda r: r.time_s)
-            parts = (run.device_times_s[pair.cpu.name], run.device_times_s[pair.gpu.name], run.device_times_s["merge"])
+            run = fastest_run(sample, threshold)
             # a simulated run knows its own fixed part (its SV rounds' launches, its links' latencies)
-            return run.time_s, scaled_time(parts, run.details.get("fixed_s", fixed), factors[id(sample)])
+            predicted = scaled_parts(parts_of(run), run.details.get("fixed_s", fixed), factors[id(sample)])
+            return run.time_s, max(predicted[0], predicted[1]) + predicted[2], predicted
 
     host = {"simulated": pair.simulated, "seed": seed, "scale": scale,
-            "host_seconds_per_operation": host_seconds_per_operation(pair)}
+            "host_seconds_per_operation": host_seconds_per_operation(pair),
+            "host_threads": SIMULATED_CPU_THREADS if pair.simulated else 1}
     if application.name == "cc":
         if sampler is not None:
             SAMPLERS.canonical(sampler)
-        estimate = estimate_cc_threshold(data, on_sample, sampler=sampler or DEFAULT_SAMPLER, **host)
+        estimate = estimate_cc_threshold(data, on_sample, sampler=sampler or DEFAULT_SAMPLER,
+                                         search=search or DEFAULT_SEARCH["cc"], **host)
     elif application.name == "spmm":
-        estimate = estimate_spmm_threshold(data, on_sample, lambda sample: race_spmm(sample, pair), **host)
+        estimate = estimate_spmm_threshold(data, on_sample, lambda sample: race_spmm(sample, pair),
+                                           search=search or DEFAULT_SEARCH["spmm"], **host)
     else:
         a, b = hh_fit if hh_fit is not None else (FIT_A, FIT_B)
         estimate = estimate_hh_threshold(data, on_sample, a=a, b=b,

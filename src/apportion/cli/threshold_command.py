@@ -1,7 +1,7 @@
 """Command: threshold — the work split of a heterogeneous algorithm found by sampling (seed 004).
 
 `apportion threshold {cc,spmm,hh} INPUT --platform P [--method sample|exhaustive|static|average] [--compare]
-[--json] [--plot FILE.png] [--seed S] [--sampler induced|walk] [--timing raw|scaled]
+[--json] [--plot FILE.png] [--seed S] [--sampler induced|walk] [--timing raw|scaled] [--search scan|balance]
 [--extrapolation share|fit] [--scale X] [--others T,T,…] [--repeats N]`.
 
 Estimates the threshold, runs the split algorithm with it, and reports both times; `--compare` also runs the
@@ -49,6 +49,9 @@ def register(subparsers) -> None:
     p.add_argument("--timing", choices=("raw", "scaled"), default=None,
                    help="compare the sample's runs by their own time (raw, the paper's) or by the time they "
                         "predict for the whole input (scaled); default: the one measured better per app")
+    p.add_argument("--search", choices=("scan", "balance"), default=None,
+                   help="cc, spmm: run the sample at a grid of thresholds (scan, the paper's) or seek where the two "
+                        "sides finish together (balance, a few runs); default: the one measured better")
     p.add_argument("--extrapolation", choices=("share", "fit"), default=None,
                    help="hh: the same CPU share of the products as on the sample (share, default) or the fitted "
                         "t = a·t'^b (fit)")
@@ -69,8 +72,10 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError("--sampler applies to cc only")
     if args.extrapolation is not None and args.app != "hh":
         raise InputError("--extrapolation applies to hh only")
+    if args.search is not None and args.app == "hh":
+        raise InputError("--search applies to cc and spmm only")
     for flag, value in (("--sampler", args.sampler), ("--timing", args.timing),
-                        ("--extrapolation", args.extrapolation)):
+                        ("--extrapolation", args.extrapolation), ("--search", args.search)):
         if value is not None and args.method != "sample":
             raise InputError(f"{flag} applies to --method sample only")
     if (args.others is None) != (args.method != "average"):
@@ -109,6 +114,8 @@ def threshold_app(args: argparse.Namespace) -> int:
         options["timing"] = args.timing
     if args.extrapolation is not None:
         options["extrapolation"] = args.extrapolation
+    if args.search is not None:
+        options["search"] = args.search
     report = {"app": args.app, "input": args.input, "platform": pair.platform_name, "simulated": pair.simulated,
               "unit": application.unit}
     with progress(f"threshold {args.app} on {pair.platform_name}"):

@@ -6,7 +6,9 @@ vertex prefix). The paper notes that such a sample of a sparse graph is nearly e
 keeps about deg·√n/n of its edges), so the run on it measures vertex work only; `walk_sample` keeps the
 structure at the same cost: short random walks from random starts, whose consecutive vertices are
 neighbours, collected until √n distinct vertices, then the subgraph they induce.
-Identify: Algorithm 1 on the sample at thresholds 0, 8, …, 96, 100, then every 1 within 8 of the best.
+Identify: Algorithm 1 on the sample at thresholds 0, 8, …, 96, 100, then every 1 within 8 of the best
+(`scan`, the paper's: 28 runs); or (`balance`, ours) the threshold where the two sides finish together, found by
+regula falsi on the difference of their times, and the two ends (`threshold_common.balance_search`: 5–10 runs).
 Extrapolate: t = t'.
 """
 
@@ -17,8 +19,9 @@ import numpy as np
 from apportion._registry import Registry
 from apportion.checks import check_seed
 from apportion.graph.csr import Graph
-from apportion.schedule.threshold_common import (Evaluate, Stopwatch, ThresholdEstimate, coarse_to_fine,
-                                                 induced_subgraph, sample_size)
+from apportion.errors import InputError
+from apportion.schedule.threshold_common import (SEARCHES, Evaluate, Stopwatch, ThresholdEstimate, balance_search,
+                                                 coarse_to_fine, induced_subgraph, sample_size)
 
 #: steps of one random walk of `walk_sample`
 WALK_LENGTH = 16
@@ -77,17 +80,23 @@ def sample_statistics(graph: Graph, sample: Graph) -> dict:
 
 
 def estimate_cc_threshold(graph: Graph, evaluate: Evaluate, *, simulated: bool, seed: int = 0,
-                          sampler: str = DEFAULT_SAMPLER, scale: float = 1.0,
-                          host_seconds_per_operation: float | None = None) -> ThresholdEstimate:
+                          sampler: str = DEFAULT_SAMPLER, scale: float = 1.0, search: str = "scan",
+                          host_seconds_per_operation: float | None = None,
+                          host_threads: int = 1) -> ThresholdEstimate:
     """Seed 004 §III-A: sample `scale`·√n vertices with `sampler` ("induced" or "walk"), search the sample
-    coarse (step 8) then fine (step 1) with `evaluate(sample, t)`, and return t = t'. Sampling costs the
-    sampled vertices and their adjacency (a walk step: one more)."""
+    with `evaluate(sample, t)` — coarse (step 8) then fine (step 1) (`search="scan"`) or for the balance of
+    the sides (`"balance"`) — and return t = t'. Sampling costs the sampled vertices and their adjacency."""
     seed = check_seed(seed)
+    if search not in SEARCHES:
+        raise InputError(f"unknown threshold search {search!r}; choose one of {', '.join(SEARCHES)}")
     draw = SAMPLERS[sampler]
-    watch = Stopwatch(simulated, host_seconds_per_operation)
+    watch = Stopwatch(simulated, host_seconds_per_operation, host_threads)
     degree = graph.m * 2.0 / max(graph.n, 1)
     sample = watch.host(draw, graph, sample_size(graph.n, scale), seed,
                         operations=lambda s: s.n * (2.0 + degree))
-    best = coarse_to_fine(watch, evaluate, sample, coarse_step=8, fine_step=1)
-    return ThresholdEstimate(threshold=float(best), seconds=watch.seconds, method=f"sample-{sampler}",
+    if search == "scan":
+        best = coarse_to_fine(watch, evaluate, sample, coarse_step=8, fine_step=1)
+    else:
+        best = balance_search(watch, evaluate, sample)
+    return ThresholdEstimate(threshold=float(best), seconds=watch.seconds, method=f"sample-{sampler}-{search}",
                              runs=watch.runs, tried=dict(watch.tried), sample=sample_statistics(graph, sample))

@@ -8,8 +8,9 @@ input. The estimators (`threshold_cc`, `threshold_spmm`, `threshold_hh`) and the
 
 Time spent: on real devices the wall time of sampling plus searching; on simulated devices the model seconds of
 the runs on the sample plus the host steps (sampling, extrapolating) at the simulated CPU's speed of one thread
-(their operation count × `host_seconds_per_operation`), so that this machine's Python speed is not mixed into
-a simulated machine's time (`Stopwatch`).
+(their operation count × `host_seconds_per_operation`), or of all its threads for the steps that are chunk
+kernels here (`_threshold_kernels`: spmm's sample, hh's share extrapolation), so that this machine's Python
+speed is not mixed into a simulated machine's time (`Stopwatch`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ import numpy as np
 from apportion.errors import InputError
 
 #: runs the split algorithm on an input at a threshold and returns its time (seconds), or the pair
-#: (its time, the score the search minimises), e.g. the time predicted for the whole input (`scaled_time`)
-Evaluate = Callable[[Any, float], "float | tuple[float, float]"]
+#: (its time, the score the search minimises), e.g. the time predicted for the whole input (`scaled_time`), or
+#: the triple (time, score, parts) with parts = (CPU side, GPU side, merge) on the score's scale, which
+#: `balance_search` needs
+Evaluate = Callable[[Any, float], "float | tuple[float, float] | tuple[float, float, tuple]"]
 
 
 @dataclass
@@ -46,24 +49,35 @@ class ThresholdEstimate:
     sample: dict = field(default_factory=dict)
 
 
+#: how an estimator searches the sample for a percentage threshold: the paper's scan (cc: every 8 then every 1;
+#: spmm: every 2 within 8 of the race's split, then ±1), or `balance_search` (ours)
+SEARCHES = ("scan", "balance")
+
+
 class Stopwatch:
     """Adds up the time an estimator spends (module docstring): wall time of host steps, and the runs' seconds
     (model seconds when `simulated`, else their wall time)."""
 
-    def __init__(self, simulated: bool, host_seconds_per_operation: float | None = None):
+    def __init__(self, simulated: bool, host_seconds_per_operation: float | None = None, host_threads: int = 1):
         self.simulated = simulated
         self.host_seconds_per_operation = host_seconds_per_operation
+        self.host_threads = max(1, int(host_threads))
         self.seconds = 0.0
         self.runs = 0
         self.tried: dict[float, float] = {}
+        #: (CPU side, GPU side, merge) of each threshold run, where `evaluate` reports them
+        self.parts: dict[float, tuple[float, float, float]] = {}
 
-    def host(self, step: Callable[..., Any], *args, operations: Callable[[Any], float] | None = None) -> Any:
+    def host(self, step: Callable[..., Any], *args, operations: Callable[[Any], float] | None = None,
+             parallel: bool = False) -> Any:
         """Run a host step (sampling), counting its wall time, or on a simulated platform (when the rate is
-        known) `operations(result)` × host_seconds_per_operation."""
+        known) `operations(result)` × host_seconds_per_operation, divided by `host_threads` for a step that
+        runs on every thread (`parallel`: a chunk kernel, `_threshold_kernels`)."""
         started = time.perf_counter()
         result = step(*args)
         if self.simulated and self.host_seconds_per_operation is not None and operations is not None:
-            self.seconds += float(operations(result)) * self.host_seconds_per_operation
+            threads = self.host_threads if parallel else 1
+            self.seconds += float(operations(result)) * self.host_seconds_per_operation / threads
         else:
             self.seconds += time.perf_counter() - started
         return result
@@ -79,6 +93,8 @@ class Stopwatch:
         self.seconds += seconds if self.simulated else time.perf_counter() - started
         self.runs += 1
         self.tried[threshold] = score
+        if isinstance(outcome, tuple) and len(outcome) > 2:
+            self.parts[threshold] = tuple(float(x) for x in outcome[2])
         return score
 
 
@@ -88,11 +104,16 @@ def scaled_time(side_seconds: Sequence[float], fixed_seconds: Sequence[float], f
     times `factor` (input size / sample size), plus the fixed cost; the slower side plus the merge. A part
     that had no work stays at 0. Without it, a sample's run is dominated by what does not shrink with the
     input (a GPU's launch and transfer latencies), and the sample's best split is "all on the CPU"."""
-    predicted = []
-    for seconds, fixed in zip(side_seconds, fixed_seconds):
-        predicted.append(0.0 if seconds <= 0 else fixed + factor * max(0.0, seconds - fixed))
-    cpu, gpu, merge = predicted
+    cpu, gpu, merge = scaled_parts(side_seconds, fixed_seconds, factor)
     return max(cpu, gpu) + merge
+
+
+def scaled_parts(side_seconds: Sequence[float], fixed_seconds: Sequence[float],
+                 factor: float) -> tuple[float, float, float]:
+    """Each part's (CPU side, GPU side, merge) predicted time for the whole input (`scaled_time`)."""
+    cpu, gpu, merge = (0.0 if seconds <= 0 else fixed + factor * max(0.0, seconds - fixed)
+                       for seconds, fixed in zip(side_seconds, fixed_seconds))
+    return cpu, gpu, merge
 
 
 def best_of(tried: dict[float, float], among: Iterable[float] | None = None) -> float:
@@ -128,6 +149,66 @@ def local_search(watch: Stopwatch, evaluate: Evaluate, sample: Any, start: float
     for t in (best - 1, best + 1):
         if low <= t <= high:
             watch.run(evaluate, sample, float(t))
+    return best_of(watch.tried)
+
+
+def balance_search(watch: Stopwatch, evaluate: Evaluate, sample: Any, start: float = 50.0, *, low: int = 0,
+                   high: int = 100, most_runs: int = 8) -> float:
+    """Ours: the whole-percent threshold where the CPU side and the GPU side finish together, found in a few
+    runs instead of a scan, then the ends `low` and `high` (one device alone: no merge, no other side's fixed
+    cost), and the best of all runs is returned.
+
+    A larger CPU share makes the CPU side slower and the GPU side faster, so d(t) = CPU side − GPU side grows
+    with t. The search keeps a bracket [lo, hi] with d(lo) ≤ 0 ≤ d(hi) (the ends hold it: at `low` the CPU has
+    no work, at `high` the GPU has none) and runs, in turn: `start`; then the zero of the line through the
+    bracket's two measured d (regula falsi, with Illinois halving when one end stays put), or, after the
+    first point, the split that balances the sides if each side's time is proportional to its share (after
+    that, while one end is still unmeasured, the bracket's middle); a guess that falls on a measured threshold or outside the open bracket is replaced by the bracket's middle.
+    It stops when the bracket is two adjacent thresholds or after `most_runs` runs. Needs `evaluate` to report
+    the parts (`Evaluate`); a run without them counts as balanced."""
+    def difference(t: int) -> float:
+        watch.run(evaluate, sample, float(t))
+        cpu, gpu, _merge = watch.parts.get(float(t), (0.0, 0.0, 0.0))
+        return cpu - gpu
+
+    lo, hi = low, high
+    d_lo = d_hi = None  # d at the bracket's ends where measured
+    t = int(min(high, max(low, round(start))))
+    kept = 0  # which end stayed put last time (Illinois)
+    guessed_alone = False  # the proportional guess (one measured point) is made once
+    for _ in range(most_runs):
+        d = difference(t)
+        if d == 0.0:
+            lo = hi = t
+            break
+        if d < 0:
+            lo, d_lo = t, d
+            if kept == -1 and d_hi is not None:
+                d_hi /= 2.0
+            kept = -1
+        else:
+            hi, d_hi = t, d
+            if kept == 1 and d_lo is not None:
+                d_lo /= 2.0
+            kept = 1
+        if hi - lo <= 1:
+            break
+        if d_lo is not None and d_hi is not None:
+            guess = lo + (hi - lo) * (-d_lo) / (d_hi - d_lo)
+        elif guessed_alone:  # the proportional guess fell on the same side: halve toward the unmeasured end
+            guess = (lo + hi) / 2.0
+        else:
+            guessed_alone = True
+            cpu, gpu, _merge = watch.parts.get(float(t), (0.0, 0.0, 0.0))
+            cpu_rate = cpu / max(t - low, 1e-9)  # seconds per percent on each side
+            gpu_rate = gpu / max(high - t, 1e-9)
+            guess = low + (high - low) * gpu_rate / (cpu_rate + gpu_rate) if cpu_rate + gpu_rate > 0 else \
+                (lo + hi) / 2.0
+        t = int(round(guess))
+        if not lo < t < hi or float(t) in watch.tried:
+            t = (lo + hi) // 2
+    for end in (low, high):
+        watch.run(evaluate, sample, float(end))
     return best_of(watch.tried)
 
 

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 
 from apportion.checks import check_seed
 from apportion.errors import InputError
+from apportion.schedule._threshold_kernels import column_counts
 from apportion.schedule.threshold_common import (Evaluate, Stopwatch, ThresholdEstimate, hill_climb,
                                                  sample_size)
 
@@ -67,8 +68,8 @@ def fit_extrapolation(sample_thresholds, best_thresholds) -> tuple[float, float,
 
 def products_through_rows(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     """(row lengths, products of A×A that pass through each row j of B = A: nnz(column j) · nnz(row j))."""
-    lengths = np.diff(matrix.indptr)
-    return lengths, np.bincount(matrix.indices, minlength=matrix.shape[0]) * lengths
+    lengths = np.diff(matrix.indptr).astype(np.int64)
+    return lengths, column_counts(matrix.indices, matrix.shape[0]) * lengths
 
 
 def cpu_share(matrix: sp.csr_matrix, threshold: float) -> float:
@@ -81,12 +82,14 @@ def cpu_share(matrix: sp.csr_matrix, threshold: float) -> float:
 def threshold_for_share(matrix: sp.csr_matrix, share: float) -> int:
     """The row length t whose CPU share of the products is closest to `share`."""
     lengths, through = products_through_rows(matrix)
-    distinct = np.unique(np.concatenate(([0], lengths)))
-    order = np.argsort(lengths, kind="stable")
-    suffix = np.concatenate((np.cumsum(through[order][::-1])[::-1], [0]))
-    total = float(through.sum()) or 1.0
-    above = suffix[np.searchsorted(lengths[order], distinct, side="right")] / total
-    return int(distinct[int(np.argmin(np.abs(above - share)))])
+    # products through the rows of each length, then through rows longer than each length (no sort: O(n))
+    per_length = np.bincount(lengths, weights=through.astype(np.float64))
+    total = float(per_length.sum())
+    above = (total - np.cumsum(per_length)) / (total or 1.0)
+    present = np.bincount(lengths) > 0
+    present[0] = True
+    distinct = np.flatnonzero(present)
+    return int(distinct[int(np.argmin(np.abs(above[distinct] - share)))])
 
 
 EXTRAPOLATIONS = ("fit", "share")
@@ -94,14 +97,14 @@ EXTRAPOLATIONS = ("fit", "share")
 
 def estimate_hh_threshold(matrix: sp.csr_matrix, evaluate: Evaluate, *, simulated: bool, seed: int = 0,
                           scale: float = 1.0, a: float = FIT_A, b: float = FIT_B,
-                          extrapolation: str = "share",
-                          host_seconds_per_operation: float | None = None) -> ThresholdEstimate:
+                          extrapolation: str = "share", host_seconds_per_operation: float | None = None,
+                          host_threads: int = 1) -> ThresholdEstimate:
     """Seed 004 §V-A: sample `scale`·√n rows, descend over the sample's row lengths, then t = a·t'^b ("fit")
     or the t of the same CPU share of the products ("share", module docstring)."""
     seed = check_seed(seed)
     if extrapolation not in EXTRAPOLATIONS:
         raise InputError(f"unknown hh extrapolation {extrapolation!r}; choose one of {', '.join(EXTRAPOLATIONS)}")
-    watch = Stopwatch(simulated, host_seconds_per_operation)
+    watch = Stopwatch(simulated, host_seconds_per_operation, host_threads)
     n = matrix.shape[0]
     sample = watch.host(row_sample, matrix, sample_size(n, scale), seed,
                         operations=lambda s: s.shape[0] * (1.0 + matrix.nnz / max(n, 1)))
@@ -111,8 +114,9 @@ def estimate_hh_threshold(matrix: sp.csr_matrix, evaluate: Evaluate, *, simulate
     if extrapolation == "fit":
         threshold = extrapolate(t_sample, a, b)
     else:
+        # column counts and the products per row length: two parallel passes over the matrix
         threshold = watch.host(lambda: threshold_for_share(matrix, cpu_share(sample, t_sample)),
-                               operations=lambda _t: matrix.nnz + n * np.log2(max(n, 2)))  # counts + a sort
+                               operations=lambda _t: matrix.nnz + 2.0 * n, parallel=True)
     return ThresholdEstimate(threshold=float(threshold), seconds=watch.seconds, method=f"sample-{extrapolation}",
                              runs=watch.runs, tried=dict(watch.tried),
                              sample={"rows": sample.shape[0], "nonzeros": int(sample.nnz),
