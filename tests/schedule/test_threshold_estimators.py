@@ -19,7 +19,7 @@ from apportion.schedule.threshold_cc import induced_sample, walk_sample
 from apportion.schedule.threshold_common import (Stopwatch, balance_search, coarse_to_fine, hill_climb,
                                                  induced_subgraph, local_search, paper_metrics, sample_size,
                                                  scaled_parts, scaled_time)
-from apportion.schedule.threshold_hh import (cpu_share, extrapolate, fit_extrapolation, row_sample,
+from apportion.schedule.threshold_hh import (balance_over_lengths, cpu_share, extrapolate, fit_extrapolation, row_sample,
                                              threshold_for_share)
 from apportion.schedule.threshold_spmm import principal_sample
 from hypothesis import given, settings
@@ -167,8 +167,8 @@ def test_methods_and_options_are_checked():
         find_threshold("cc", graph, "seed004", sampler="snowball")
     with pytest.raises(InputError, match="cc only"):
         find_threshold("spmm", graph, "seed004", sampler="walk")
-    with pytest.raises(InputError, match="cc and spmm only"):
-        find_threshold("hh", graph, "seed004", search="balance")
+    with pytest.raises(InputError, match="unknown threshold search 'scan' for hh"):
+        find_threshold("hh", graph, "seed004", search="scan")
     with pytest.raises(InputError, match="unknown threshold search"):
         find_threshold("cc", graph, "seed004", search="bisect")
     assert find_threshold("cc", graph, "seed004", "average", others=[10, 30]).threshold == 20
@@ -225,3 +225,20 @@ def test_host_steps_of_a_simulated_estimate_are_priced_at_one_thread_or_all():
     assert watch.seconds == pytest.approx(1e-3)
     watch.host(lambda: None, operations=lambda _r: 1000, parallel=True)
     assert watch.seconds == pytest.approx(1e-3 + 5e-5)
+
+
+def test_balance_over_row_lengths_finds_where_the_shrinking_cpu_side_meets_the_gpu_side():
+    lengths = [0, 1, 2, 3, 5, 8, 13, 21, 34, 55]
+
+    def evaluate(_sample, t):  # a longer threshold: fewer high rows, a smaller CPU side, a larger GPU side
+        i = lengths.index(int(t))
+        cpu, gpu = 10.0 * (len(lengths) - 1 - i), 4.0 * i
+        return max(cpu, gpu), max(cpu, gpu), (cpu, gpu, 0.0)
+
+    watch = Stopwatch(simulated=True)
+    best = balance_over_lengths(watch, evaluate, None, lengths)
+    curve = {t: evaluate(None, t)[0] for t in lengths}
+    assert curve[int(best)] == min(curve.values()) and best == 21
+    assert watch.runs < len(lengths) and set(watch.tried) <= set(map(float, lengths))
+    estimate = find_threshold("hh", generate("rmat", 1 << 11, seed=1).to_scipy(), "seed004", search="balance")
+    assert estimate.threshold >= 0 and 0.0 in estimate.tried

@@ -13,7 +13,8 @@ adjacency matrix; a symmetric matrix's graph), or a file path (METIS, Matrix Mar
 
 Methods: "sample" (the paper's samplers, `apportion.schedule.threshold_cc/_spmm/_hh`), "exhaustive" (every
 threshold on the whole input), "static" (the devices' speed ratio), "average" (mean of other inputs' best
-thresholds, given as `others`).
+thresholds, given as `others`), "hass" (spmm only: the split the project's HASS scheduler settles on over rounds
+of the whole product, `apps/hass_spmm.py`).
 """
 
 from __future__ import annotations
@@ -38,18 +39,18 @@ from apportion.schedule.threshold_baselines import (exhaustive_search, naive_ave
                                                     naive_static_row_length)
 from apportion.schedule.threshold_cc import DEFAULT_SAMPLER, SAMPLERS, estimate_cc_threshold
 from apportion.schedule.threshold_common import SEARCHES, ThresholdEstimate, paper_metrics, scaled_parts
-from apportion.schedule.threshold_hh import FIT_A, FIT_B, estimate_hh_threshold
+from apportion.schedule.threshold_hh import FIT_A, FIT_B, HH_SEARCHES, estimate_hh_threshold
 from apportion.schedule.threshold_spmm import estimate_spmm_threshold
 
-METHODS = ("sample", "exhaustive", "static", "average")
+METHODS = ("sample", "exhaustive", "static", "average", "hass")
 #: how the runs on a sample are compared: by their own time (the paper's) or by the time they predict for the
 #: whole input (`scaled_time`); the default is the one measured better (docs/threshold.md)
 TIMINGS = ("raw", "scaled")
 DEFAULT_TIMING = {"cc": "scaled", "spmm": "raw", "hh": "scaled"}  # spmm: scaled better on seed004 only
 DEFAULT_HH_EXTRAPOLATION = "share"
-#: how cc and spmm search their sample: the paper's scan or ours, the balance of the sides (measured in
-#: docs/threshold.md); hh climbs over row lengths
-DEFAULT_SEARCH = {"cc": "balance", "spmm": "balance"}
+#: how each app searches its sample: cc and spmm the paper's scan or ours, the balance of the sides; hh the
+#: paper's descent over row lengths ("climb") or the balance over them (measured in docs/threshold.md)
+DEFAULT_SEARCH = {"cc": "balance", "spmm": "balance", "hh": "balance"}
 #: most thresholds the exhaustive search of hh runs (distinct row lengths, thinned geometrically beyond)
 HH_MAX_CANDIDATES = 96
 
@@ -208,8 +209,8 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
     for the whole input, `scaled_time`); default DEFAULT_TIMING[app]. hh_fit: (a, b) of hh's extrapolation
     t = a·t'^b (default the shipped fit, `threshold_hh.FIT_A`, `FIT_B`). extrapolation: hh only, "fit"
     (t = a·t'^b) or "share" (the same CPU share of the products; default DEFAULT_HH_EXTRAPOLATION).
-    search: cc and spmm, "scan" (the paper's) or "balance" (where the sides finish together; default
-    DEFAULT_SEARCH[app]). Returns a ThresholdEstimate: `threshold`, `seconds` spent, runs, the thresholds tried, sample statistics."""
+    search: cc and spmm "scan" (the paper's) or "balance" (where the sides finish together); hh "climb" (the
+    paper's) or "balance"; default DEFAULT_SEARCH[app]. Returns a ThresholdEstimate: `threshold`, `seconds` spent, runs, the thresholds tried, sample statistics."""
     application = APPLICATIONS[app]
     if method not in METHODS:
         raise InputError(f"unknown threshold method {method!r}; choose one of {', '.join(METHODS)}")
@@ -248,6 +249,12 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
         lengths = row_lengths(data)
         through = np.bincount(data.indices, minlength=data.shape[0]) * lengths
         return naive_static_row_length(lengths, through, share)
+    if method == "hass":
+        if application.name != "spmm":
+            raise InputError(f"method hass needs a divisible workload: spmm, not {application.name}")
+        from apportion.apps.hass_spmm import hass_spmm_threshold
+
+        return hass_spmm_threshold(data, pair)
     if method == "average":
         if others is None:
             raise InputError("method average needs the best thresholds of other inputs (others=…, --others)")
@@ -256,10 +263,10 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
         raise InputError(f"extrapolation applies to hh only, not {application.name}")
     if sampler is not None and application.name != "cc":
         raise InputError(f"sampler applies to cc only, not {application.name}")
-    if search is not None and application.name == "hh":
-        raise InputError("search applies to cc and spmm only, not hh")
-    if search is not None and search not in SEARCHES:
-        raise InputError(f"unknown threshold search {search!r}; choose one of {', '.join(SEARCHES)}")
+    searches = HH_SEARCHES if application.name == "hh" else SEARCHES
+    if search is not None and search not in searches:
+        raise InputError(f"unknown threshold search {search!r} for {application.name}; choose one of "
+                         f"{', '.join(searches)}")
     on_sample = evaluate
     if timing == "scaled":
         fixed = fixed_costs(application.name, pair)
@@ -288,7 +295,8 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
     else:
         a, b = hh_fit if hh_fit is not None else (FIT_A, FIT_B)
         estimate = estimate_hh_threshold(data, on_sample, a=a, b=b,
-                                         extrapolation=extrapolation or DEFAULT_HH_EXTRAPOLATION, **host)
+                                         extrapolation=extrapolation or DEFAULT_HH_EXTRAPOLATION,
+                                         search=search or DEFAULT_SEARCH["hh"], **host)
     estimate.method += f" ({timing})"
     return estimate
 

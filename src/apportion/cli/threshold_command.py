@@ -1,7 +1,7 @@
 """Command: threshold — the work split of a heterogeneous algorithm found by sampling (seed 004).
 
-`apportion threshold {cc,spmm,hh} INPUT --platform P [--method sample|exhaustive|static|average] [--compare]
-[--json] [--plot FILE.png] [--seed S] [--sampler induced|walk] [--timing raw|scaled] [--search scan|balance]
+`apportion threshold {cc,spmm,hh} INPUT --platform P [--method sample|exhaustive|static|average|hass] [--compare]
+[--json] [--plot FILE.png] [--seed S] [--sampler induced|walk] [--timing raw|scaled] [--search scan|climb|balance]
 [--extrapolation share|fit] [--scale X] [--others T,T,…] [--repeats N]`.
 
 Estimates the threshold, runs the split algorithm with it, and reports both times; `--compare` also runs the
@@ -19,7 +19,7 @@ from apportion.cli.common import (add_command, add_graph_input, check_outputs, e
 from apportion.errors import InputError
 
 APPS = ("cc", "spmm", "hh")
-METHODS = ("sample", "exhaustive", "static", "average")
+METHODS = ("sample", "exhaustive", "static", "average", "hass")
 
 
 def register(subparsers) -> None:
@@ -36,7 +36,8 @@ def register(subparsers) -> None:
     p.add_argument("--platform", required=True, metavar="NAME|FILE",
                    help="local-pair (two CPU threads), seed004 (simulated Xeon + K40c) or a platform file")
     p.add_argument("--method", choices=METHODS, default="sample",
-                   help="sample (default), exhaustive, static (speed ratio) or average (--others)")
+                   help="sample (default), exhaustive, static (speed ratio), average (--others) or hass (spmm: "
+                        "the split the HASS scheduler settles on over rounds of the whole product)")
     p.add_argument("--compare", action="store_true",
                    help="also run the exhaustive search and report the threshold and time differences and the "
                         "overhead")
@@ -49,9 +50,10 @@ def register(subparsers) -> None:
     p.add_argument("--timing", choices=("raw", "scaled"), default=None,
                    help="compare the sample's runs by their own time (raw, the paper's) or by the time they "
                         "predict for the whole input (scaled); default: the one measured better per app")
-    p.add_argument("--search", choices=("scan", "balance"), default=None,
-                   help="cc, spmm: run the sample at a grid of thresholds (scan, the paper's) or seek where the two "
-                        "sides finish together (balance, a few runs); default: the one measured better")
+    p.add_argument("--search", choices=("scan", "climb", "balance"), default=None,
+                   help="cc, spmm: run the sample at a grid of thresholds (scan, the paper's); hh: descend over "
+                        "the sample's row lengths (climb, the paper's); all: seek where the two sides finish "
+                        "together (balance, a few runs); default: the one measured better per app")
     p.add_argument("--extrapolation", choices=("share", "fit"), default=None,
                    help="hh: the same CPU share of the products as on the sample (share, default) or the fitted "
                         "t = a·t'^b (fit)")
@@ -72,8 +74,9 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError("--sampler applies to cc only")
     if args.extrapolation is not None and args.app != "hh":
         raise InputError("--extrapolation applies to hh only")
-    if args.search is not None and args.app == "hh":
-        raise InputError("--search applies to cc and spmm only")
+    if args.search is not None and (args.search == "climb") != (args.app == "hh") and args.search != "balance":
+        raise InputError(f"--search {args.search} does not apply to {args.app} "
+                         f"({'climb or balance' if args.app == 'hh' else 'scan or balance'})")
     for flag, value in (("--sampler", args.sampler), ("--timing", args.timing),
                         ("--extrapolation", args.extrapolation), ("--search", args.search)):
         if value is not None and args.method != "sample":

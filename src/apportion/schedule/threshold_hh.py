@@ -3,7 +3,8 @@
 Sample: √n rows of A chosen uniformly at random, each with all its nonzeros, their column ids mapped into
 0..√n-1 by a seeded hash (colliding entries are added), so the sample is a √n × √n matrix whose row lengths
 follow A's (up to collisions in long rows) (§V-A.1). Identify: a descent over the sample's distinct row lengths
-from the middle one, moving to the better neighbour while there is one (§V-A.2). Extrapolate: t = f(t') with
+from the middle one, moving to the better neighbour while there is one (§V-A.2, `climb`), or (ours, `balance`)
+the balance search over them (`balance_over_lengths`). Extrapolate: t = f(t') with
 f fitted offline (§V-A.3). The paper's f(t') = t'² comes with no data; ours, t = FIT_A · t'^FIT_B, is fitted by
 `fit_extrapolation` on the generated matrices of benchmarks/threshold.py (docs/threshold.md shows the fit).
 A second extrapolation needs no fit ("share"): t' gives the CPU a share of the sample's products (those through
@@ -18,8 +19,8 @@ import scipy.sparse as sp
 from apportion.checks import check_seed
 from apportion.errors import InputError
 from apportion.schedule._threshold_kernels import column_counts
-from apportion.schedule.threshold_common import (Evaluate, Stopwatch, ThresholdEstimate, hill_climb,
-                                                 sample_size)
+from apportion.schedule.threshold_common import (Evaluate, Stopwatch, ThresholdEstimate, balance_search,
+                                                 hill_climb, sample_size)
 
 #: t = FIT_A · t'^FIT_B, fitted by `fit_extrapolation` on 30 (t', t_best) pairs of generated R-MAT and
 #: Barabási–Albert matrices on seed004 (docs/threshold.md, "hh: the extrapolation"): R² = 0.02, i.e. t' says
@@ -93,12 +94,33 @@ def threshold_for_share(matrix: sp.csr_matrix, share: float) -> int:
 
 
 EXTRAPOLATIONS = ("fit", "share")
+#: how the sample's row lengths are searched: the paper's descent, or the balance of the sides over them
+HH_SEARCHES = ("climb", "balance")
+
+
+def balance_over_lengths(watch: Stopwatch, evaluate: Evaluate, sample, candidates) -> float:
+    """`threshold_common.balance_search` over the sorted candidate row lengths: a longer threshold makes fewer
+    rows high, so the CPU side shrinks and the GPU side grows; the search runs on the candidates' indices with
+    the sides swapped (so that its difference grows with the index). Returns the best candidate tried."""
+    candidates = [float(c) for c in candidates]
+    by_index = Stopwatch(watch.simulated, watch.host_seconds_per_operation, watch.host_threads)
+
+    def at_index(sample_, i):
+        outcome = evaluate(sample_, candidates[int(i)])
+        cpu, gpu, merge = outcome[2]
+        return outcome[0], outcome[1], (gpu, cpu, merge)
+
+    best = balance_search(by_index, at_index, sample, (len(candidates) - 1) / 2.0, low=0, high=len(candidates) - 1)
+    watch.seconds += by_index.seconds
+    watch.runs += by_index.runs
+    watch.tried.update({candidates[int(i)]: score for i, score in by_index.tried.items()})
+    return candidates[int(best)]
 
 
 def estimate_hh_threshold(matrix: sp.csr_matrix, evaluate: Evaluate, *, simulated: bool, seed: int = 0,
                           scale: float = 1.0, a: float = FIT_A, b: float = FIT_B,
-                          extrapolation: str = "share", host_seconds_per_operation: float | None = None,
-                          host_threads: int = 1) -> ThresholdEstimate:
+                          extrapolation: str = "share", search: str = "climb",
+                          host_seconds_per_operation: float | None = None, host_threads: int = 1) -> ThresholdEstimate:
     """Seed 004 §V-A: sample `scale`·√n rows, descend over the sample's row lengths, then t = a·t'^b ("fit")
     or the t of the same CPU share of the products ("share", module docstring)."""
     seed = check_seed(seed)
@@ -110,7 +132,12 @@ def estimate_hh_threshold(matrix: sp.csr_matrix, evaluate: Evaluate, *, simulate
                         operations=lambda s: s.shape[0] * (1.0 + matrix.nnz / max(n, 1)))
     lengths = np.diff(sample.indptr)
     candidates = np.unique(np.concatenate(([0], lengths)))
-    t_sample = hill_climb(watch, evaluate, sample, candidates)
+    if search not in HH_SEARCHES:
+        raise InputError(f"unknown hh search {search!r}; choose one of {', '.join(HH_SEARCHES)}")
+    if search == "climb":
+        t_sample = hill_climb(watch, evaluate, sample, candidates)
+    else:
+        t_sample = balance_over_lengths(watch, evaluate, sample, candidates)
     if extrapolation == "fit":
         threshold = extrapolate(t_sample, a, b)
     else:
