@@ -110,7 +110,7 @@ def load(source: str, app: str, seed: int = 1) -> Case:
 
 
 #: the variant each application uses by default (apps/threshold.py's defaults), named as in sample_methods
-DEFAULT_VARIANT = {"cc": "walk scaled balance", "spmm": "balance raw", "hh": "share scaled balance"}
+DEFAULT_VARIANT = {"cc": "walk scaled balance", "spmm": "balance scaled", "hh": "share scaled balance"}
 #: seed 004's Table I: threshold difference, time difference %, overhead %
 PAPER = {"cc": (7.5, 4.0, 9.0), "spmm": (10.6, 19.1, 13.0), "hh": (5.25, 6.01, 1.0)}
 
@@ -195,9 +195,7 @@ def trade_off(pair, quick: bool, fit) -> dict:
     for app, sources in TRADE_OFF.items():
         for source in (QUICK[app][:2] if quick else sources):
             case = load(source, app)
-            # real devices: the fastest of EXHAUSTIVE_REPEATS runs per threshold, or the "best" is the noise's pick
-        exhaustive = find_threshold(app, case.data, pair, "exhaustive",
-                                    repeats=1 if pair.simulated else EXHAUSTIVE_REPEATS)
+            exhaustive = find_threshold(app, case.data, pair, "exhaustive")  # seed004: simulated, exact
             points = []
             for scale in SCALES:
                 reports = [compare_threshold(app, case.data, pair, "sample", seed, exhaustive=exhaustive, scale=scale,

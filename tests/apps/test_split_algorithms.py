@@ -182,3 +182,16 @@ def test_a_simulated_run_reports_the_fixed_part_of_each_side():
     assert gpu_fixed >= 2 * rounds * launch
     idle = split_connected_components(graph, 100, None, pair=pair)
     assert idle.details["fixed_s"][1] == 0.0 and idle.device_times_s[pair.gpu.name] == 0.0
+
+
+def test_a_simulated_spmm_run_reports_the_gpus_transfers_which_grow_with_its_bytes():
+    """The GPU side copies B and its rows of A in and its rows of the product out: the transfer part (less the
+    latencies) is the link's time for those bytes; the CPU side and the merge move nothing."""
+    pair = PAIRS["seed004"]
+    matrix = generate("delaunay", 3000, seed=1).to_scipy()
+    run = split_spmm(matrix, 60, None, pair=pair)
+    cpu_moved, gpu_moved, merge_moved = run.details["transfer_s"]
+    assert cpu_moved == 0.0 and merge_moved == 0.0
+    link = pair.gpu.link
+    assert 0 < gpu_moved < run.device_times_s[pair.gpu.name] - run.details["fixed_s"][1] + 1e-12
+    assert gpu_moved >= 16.0 * matrix.nnz / link.bandwidth_Bps * 0.99  # at least all of B came over

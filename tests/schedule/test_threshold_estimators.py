@@ -180,6 +180,9 @@ def test_scaled_time_scales_what_depends_on_size_and_keeps_fixed_costs():
     assert scaled_time((3.0, 2.0, 0.5), (1.0, 1.5, 0.5), 10.0) == pytest.approx(max(1 + 20, 1.5 + 5) + 0.5)
     assert scaled_time((0.0, 2.0, 0.0), (1.0, 1.5, 0.5), 10.0) == pytest.approx(6.5)  # an idle side stays idle
     assert scaled_parts((3.0, 2.0, 0.5), (1.0, 1.5, 0.5), 10.0) == pytest.approx((21.0, 6.5, 0.5))
+    # the GPU's 0.5 s of size-dependent time is 0.2 s of transfers (× 4, the bytes) and 0.3 s of work (× 10)
+    assert scaled_parts((3.0, 2.0, 0.5), (1.0, 1.5, 0.5), 10.0, (0.0, 0.2, 0.0), 4.0) == \
+        pytest.approx((21.0, 1.5 + 3.0 + 0.8, 0.5))
 
 
 def test_scaled_timing_is_used_by_default_for_cc_and_can_be_turned_off():

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from apportion.apps._split_cc_kernels import dfs_parts, merge_cross_edges, shiloach_vishkin
-from apportion.apps.split_common import (DevicePair, SplitRun, check_percent, device_pair, run_both, run_on,
-                                         simulated_seconds)
+from apportion.apps.split_common import (DevicePair, PartCosts, SplitRun, check_percent, device_pair, run_both,
+                                         run_on, simulated_seconds)
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.platform.cuda import CudaKernel
@@ -73,17 +73,17 @@ def split_connected_components(graph: Graph, threshold: float, platform, *, pair
                "cpu_operations": int(part_ops.sum()), "gpu_operations": int(counters[0]),
                "gpu_rounds": int(counters[1]), "cross_edges": int(count_cpu + count_gpu)}
     if pair.simulated:
-        fixed: list = []
+        costs = PartCosts()
         # the CPU threads run their parts at once: the largest part decides (each thread has 1/parts of the rate)
-        cpu_s = simulated_seconds(pair.cpu, float(part_ops.max()) * pair.cpu_threads, WORKLOAD, fixed_out=fixed)
+        cpu_s = simulated_seconds(pair.cpu, float(part_ops.max()) * pair.cpu_threads, WORKLOAD, costs=costs)
         gpu_edges = int(indptr[n]) - cpu_edges
         gpu_s = simulated_seconds(pair.gpu, float(counters[0]), WORKLOAD,
                                   bytes_in=4.0 * ((n - n_cpu) + gpu_edges) if n_cpu < n else 0.0,
-                                  launches=2 * int(counters[1]), fixed_out=fixed)
+                                  launches=2 * int(counters[1]), costs=costs)
         # the CPU's labels and cross edges travel to the GPU, which merges
         merge_s = simulated_seconds(pair.gpu, float(merge_ops), WORKLOAD,
-                                    bytes_in=8.0 * n_cpu + 8.0 * count_cpu if n_cpu > 0 else 0.0, fixed_out=fixed)
-        details["fixed_s"] = tuple(fixed)
+                                    bytes_in=8.0 * n_cpu + 8.0 * count_cpu if n_cpu > 0 else 0.0, costs=costs)
+        details.update(costs.details())
     time_s = max(cpu_s, gpu_s) + merge_s
     return SplitRun(result=labels, threshold=t, time_s=time_s,
                     device_times_s={pair.cpu.name: cpu_s, pair.gpu.name: gpu_s, "merge": merge_s},

@@ -102,26 +102,42 @@ class SplitRun:
     details: dict = field(default_factory=dict)
 
 
-def simulated_seconds(device: Device, operations: float, workload: str, *, bytes_in: float = 0.0,
-                      bytes_out: float = 0.0, launches: int = 1, fixed_out: list | None = None) -> float:
-    """Seconds `device`'s model needs for `operations` of `workload` (one FLOP each in the model; the platform
-    file's efficiency for the workload turns them into a rate), its transfers, and `launches` launches.
+@dataclass
+class PartCosts:
+    """What `simulated_seconds` says of each part of a run (CPU side, GPU side, merge), in call order.
 
-    `fixed_out` (a list) receives the part of it that does not grow with the work: the launches, the link
-    latencies, and the floor of the saturation curve (the time of one operation and one byte each way)."""
+    fixed: the part that does not grow with the work (the launches, the link latencies, the floor of the
+    saturation curve: the time of one operation and one byte each way). transfer: the part that grows with the
+    bytes moved over the link (the transfers less their latencies), which grows with the input's size at
+    another pace than the operations. The scaled timing of the threshold estimators uses both."""
+
+    fixed: list = field(default_factory=list)
+    transfer: list = field(default_factory=list)
+
+    def details(self) -> dict:
+        return {"fixed_s": tuple(self.fixed), "transfer_s": tuple(self.transfer)}
+
+
+def simulated_seconds(device: Device, operations: float, workload: str, *, bytes_in: float = 0.0,
+                      bytes_out: float = 0.0, launches: int = 1, costs: PartCosts | None = None) -> float:
+    """Seconds `device`'s model needs for `operations` of `workload` (one FLOP each in the model; the platform
+    file's efficiency for the workload turns them into a rate), its transfers, and `launches` launches;
+    `costs` (optional) receives this part's fixed and transfer seconds (`PartCosts`)."""
     if not isinstance(device, SimulatedDevice):
         raise InputError(f"device {device.name} is not simulated")
     if operations <= 0 and bytes_in <= 0 and bytes_out <= 0:
-        if fixed_out is not None:
-            fixed_out.append(0.0)
+        if costs is not None:
+            costs.fixed.append(0.0)
+            costs.transfer.append(0.0)
         return 0.0
     extra_launches = max(0, launches - 1) * device.model.launch_latency_s
     timing = device.estimate(Work(flops=float(operations), bytes_in=float(bytes_in), bytes_out=float(bytes_out),
                                   workload=workload))
-    if fixed_out is not None:
+    if costs is not None:
         least = device.estimate(Work(flops=1.0 if operations > 0 else 0.0, bytes_in=1.0 if bytes_in > 0 else 0.0,
                                      bytes_out=1.0 if bytes_out > 0 else 0.0, workload=workload))
-        fixed_out.append(least.total_s + extra_launches)
+        costs.fixed.append(least.total_s + extra_launches)
+        costs.transfer.append(max(0.0, timing.transfer_s - least.transfer_s))
     return timing.total_s + extra_launches
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from apportion.apps.split_common import DevicePair, SplitRun, device_pair, run_both, run_on, simulated_seconds
+from apportion.apps.split_common import (DevicePair, PartCosts, SplitRun, device_pair, run_both, run_on,
+                                         simulated_seconds)
 from apportion.apps.split_spmm import GUSTAVSON_KERNELS, NONZERO_BYTES, POINTER_BYTES, check_square_matrix, gpu_operations
 from apportion.checks import integer
 
@@ -47,16 +48,16 @@ def split_hh_spmm(matrix, threshold: int, platform, *, pair: DevicePair | None =
     details = {"high_rows": high_rows, "low_rows": n - high_rows,
                "cpu_products": int(cpu_part[3].sum()), "gpu_products": int(gpu_part[3].sum())}
     if pair.simulated:
-        fixed: list = []
+        costs = PartCosts()
         low_nnz = float(lengths[low.astype(bool)].sum())
-        cpu_s = simulated_seconds(pair.cpu, float(cpu_part[3].sum() + high_rows), WORKLOAD, fixed_out=fixed)
+        cpu_s = simulated_seconds(pair.cpu, float(cpu_part[3].sum() + high_rows), WORKLOAD, costs=costs)
         gpu_s = simulated_seconds(pair.gpu, float(gpu_operations(gpu_part[3])), WORKLOAD,
                                   bytes_in=NONZERO_BYTES * (ptr[n] + low_nnz) + 2 * POINTER_BYTES * n
                                   if high_rows < n else 0.0,
                                   bytes_out=NONZERO_BYTES * len(gpu_part[1]) + POINTER_BYTES * n
-                                  if high_rows < n else 0.0, fixed_out=fixed)
-        merge_s = simulated_seconds(pair.cpu, float(len(cpu_part[1]) + len(gpu_part[1])), WORKLOAD, fixed_out=fixed)
-        details["fixed_s"] = tuple(fixed)
+                                  if high_rows < n else 0.0, costs=costs)
+        merge_s = simulated_seconds(pair.cpu, float(len(cpu_part[1]) + len(gpu_part[1])), WORKLOAD, costs=costs)
+        details.update(costs.details())
     return SplitRun(result=product, threshold=t, time_s=max(cpu_s, gpu_s) + merge_s,
                     device_times_s={pair.cpu.name: cpu_s, pair.gpu.name: gpu_s, "merge": merge_s},
                     wall_s=wall, simulated=pair.simulated, details=details)

@@ -11,8 +11,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from apportion.apps._split_spmm_kernels import gustavson_rows, row_work, warp_lane_operations
-from apportion.apps.split_common import (WARP, DevicePair, SplitRun, check_percent, device_pair, run_both, run_on,
-                                         simulated_seconds)
+from apportion.apps.split_common import (WARP, DevicePair, PartCosts, SplitRun, check_percent, device_pair,
+                                         run_both, run_on, simulated_seconds)
 from apportion.errors import InputError
 from apportion.platform.cuda import CudaKernel
 from apportion.platform.device import KernelSet
@@ -91,16 +91,16 @@ def split_spmm(matrix, threshold: float, platform, *, pair: DevicePair | None = 
     details = {"split_row": split, "cpu_rows": split, "gpu_rows": n - split,
                "cpu_products": int(cpu_part[3].sum()), "gpu_products": int(gpu_part[3].sum())}
     if pair.simulated:
-        fixed: list = []
+        costs = PartCosts()
         gpu_nnz_in = float(ptr[n] - ptr[split])
-        cpu_s = simulated_seconds(pair.cpu, float(cpu_part[3].sum() + split), WORKLOAD, fixed_out=fixed)
+        cpu_s = simulated_seconds(pair.cpu, float(cpu_part[3].sum() + split), WORKLOAD, costs=costs)
         gpu_s = simulated_seconds(pair.gpu, float(gpu_operations(gpu_part[3])), WORKLOAD,
                                   bytes_in=(NONZERO_BYTES * (gpu_nnz_in + ptr[n]) + 2 * POINTER_BYTES * n)
                                   if split < n else 0.0,
                                   bytes_out=NONZERO_BYTES * len(gpu_part[1]) + POINTER_BYTES * (n - split),
-                                  fixed_out=fixed)
-        merge_s = simulated_seconds(pair.cpu, float(n - split), WORKLOAD, fixed_out=fixed)
-        details["fixed_s"] = tuple(fixed)
+                                  costs=costs)
+        merge_s = simulated_seconds(pair.cpu, float(n - split), WORKLOAD, costs=costs)
+        details.update(costs.details())
     return SplitRun(result=product, threshold=r, time_s=max(cpu_s, gpu_s) + merge_s,
                     device_times_s={pair.cpu.name: cpu_s, pair.gpu.name: gpu_s, "merge": merge_s},
                     wall_s=wall, simulated=pair.simulated, details=details)

@@ -46,11 +46,17 @@ METHODS = ("sample", "exhaustive", "static", "average", "hass")
 #: how the runs on a sample are compared: by their own time (the paper's) or by the time they predict for the
 #: whole input (`scaled_time`); the default is the one measured better (docs/threshold.md)
 TIMINGS = ("raw", "scaled")
-DEFAULT_TIMING = {"cc": "scaled", "spmm": "raw", "hh": "scaled"}  # spmm: scaled better on seed004 only
+DEFAULT_TIMING = {"cc": "scaled", "spmm": "scaled", "hh": "scaled"}
 DEFAULT_HH_EXTRAPOLATION = "share"
 #: how each app searches its sample: cc and spmm the paper's scan or ours, the balance of the sides; hh the
 #: paper's descent over row lengths ("climb") or the balance over them (measured in docs/threshold.md)
 DEFAULT_SEARCH = {"cc": "balance", "spmm": "balance", "hh": "balance"}
+#: whether the scaled timing grows a simulated GPU's transfers by the input's bytes over the sample's (and the
+#: rest by the operations): spmm's principal submatrix keeps 1/16 of the nonzeros but 1/64 of the products, and
+#: this took its threshold difference on seed004 from 10.3 to 4.6 points; for hh's hashed-row sample it made the
+#: estimates worse (118.7 % against 56.9 %: docs/threshold.md), so hh scales everything by the operations; cc's
+#: two measures are the same (vertices + edges)
+SCALE_TRANSFERS_BY_BYTES = {"cc": False, "spmm": True, "hh": False}
 #: most thresholds the exhaustive search of hh runs (distinct row lengths, thinned geometrically beyond)
 HH_MAX_CANDIDATES = 96
 
@@ -163,6 +169,13 @@ def input_size(app: str, data: Any) -> float:
     return float(work_per_row(data).sum() + data.shape[0])
 
 
+def input_bytes(app: str, data: Any) -> float:
+    """What a run's transfers are proportional to: vertices + edges (cc), nonzeros + rows (spmm, hh)."""
+    if APPLICATIONS[app].name == "cc":
+        return float(data.n + data.m)
+    return float(data.nnz + data.shape[0])
+
+
 def host_seconds_per_operation(pair: DevicePair) -> float | None:
     """On a simulated pair, the seconds one host operation (a random memory access: sampling) takes on one
     thread of the simulated CPU (its cc rate, which is random access too, over its threads); None on real
@@ -271,14 +284,20 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
     if timing == "scaled":
         fixed = fixed_costs(application.name, pair)
         whole = input_size(application.name, data)
-        factors: dict[int, float] = {}
+        whole_bytes = input_bytes(application.name, data)
+        factors: dict[int, tuple[float, float | None]] = {}
 
         def on_sample(sample, threshold):
             if id(sample) not in factors:
-                factors[id(sample)] = whole / max(input_size(application.name, sample), 1.0)
+                by_bytes = whole_bytes / max(input_bytes(application.name, sample), 1.0) \
+                    if SCALE_TRANSFERS_BY_BYTES[application.name] else None
+                factors[id(sample)] = (whole / max(input_size(application.name, sample), 1.0), by_bytes)
             run = fastest_run(sample, threshold)
-            # a simulated run knows its own fixed part (its SV rounds' launches, its links' latencies)
-            predicted = scaled_parts(parts_of(run), run.details.get("fixed_s", fixed), factors[id(sample)])
+            # a simulated run knows its own fixed part (its SV rounds' launches, its links' latencies) and its
+            # transfers, which grow with the input's bytes rather than with its operations
+            factor, bytes_factor = factors[id(sample)]
+            predicted = scaled_parts(parts_of(run), run.details.get("fixed_s", fixed), factor,
+                                     run.details.get("transfer_s"), bytes_factor)
             return run.time_s, max(predicted[0], predicted[1]) + predicted[2], predicted
 
     host = {"simulated": pair.simulated, "seed": seed, "scale": scale,

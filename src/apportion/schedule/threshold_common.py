@@ -108,11 +108,18 @@ def scaled_time(side_seconds: Sequence[float], fixed_seconds: Sequence[float], f
     return max(cpu, gpu) + merge
 
 
-def scaled_parts(side_seconds: Sequence[float], fixed_seconds: Sequence[float],
-                 factor: float) -> tuple[float, float, float]:
-    """Each part's (CPU side, GPU side, merge) predicted time for the whole input (`scaled_time`)."""
-    cpu, gpu, merge = (0.0 if seconds <= 0 else fixed + factor * max(0.0, seconds - fixed)
-                       for seconds, fixed in zip(side_seconds, fixed_seconds))
+def scaled_parts(side_seconds: Sequence[float], fixed_seconds: Sequence[float], factor: float,
+                 transfer_seconds: Sequence[float] | None = None,
+                 transfer_factor: float | None = None) -> tuple[float, float, float]:
+    """Each part's (CPU side, GPU side, merge) predicted time for the whole input (`scaled_time`). Where a
+    part's link transfers are known (`transfer_seconds`, less their latencies), they grow by `transfer_factor`
+    (the input's bytes over the sample's) and the rest of its size-dependent time by `factor`: a principal
+    submatrix keeps 1/16 of the nonzeros that a GPU copies but 1/64 of the products it computes."""
+    transfers = transfer_seconds if transfer_seconds is not None else (0.0, 0.0, 0.0)
+    moved = factor if transfer_factor is None else transfer_factor
+    cpu, gpu, merge = (0.0 if seconds <= 0 else
+                       fixed + factor * max(0.0, seconds - fixed - transfer) + moved * min(transfer, seconds)
+                       for seconds, fixed, transfer in zip(side_seconds, fixed_seconds, transfers))
     return cpu, gpu, merge
 
 
