@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from apportion._registry import Registry
+from apportion.apps.hass_spmm import hass_spmm_threshold
 from apportion.apps.split_cc import check_graph, split_connected_components
 from apportion.apps.split_common import SIMULATED_CPU_THREADS, DevicePair, SplitRun, device_pair
 from apportion.apps.split_hh import row_lengths, split_hh_spmm, threshold_candidates
@@ -265,8 +266,6 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
     if method == "hass":
         if application.name != "spmm":
             raise InputError(f"method hass needs a divisible workload: spmm, not {application.name}")
-        from apportion.apps.hass_spmm import hass_spmm_threshold
-
         return hass_spmm_threshold(data, pair)
     if method == "average":
         if others is None:
