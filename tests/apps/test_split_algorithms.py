@@ -195,3 +195,21 @@ def test_a_simulated_spmm_run_reports_the_gpus_transfers_which_grow_with_its_byt
     link = pair.gpu.link
     assert 0 < gpu_moved < run.device_times_s[pair.gpu.name] - run.details["fixed_s"][1] + 1e-12
     assert gpu_moved >= 16.0 * matrix.nnz / link.bandwidth_Bps * 0.99  # at least all of B came over
+
+
+def test_small_inputs_run_their_sides_in_the_calling_thread_and_large_ones_at_the_same_time(monkeypatch):
+    """Below SERIAL_BELOW entries a real pair of one-thread CPU devices skips the helper thread (its hand-off
+    costs more than a sample's run); each side still reports its own thread CPU time, and the result is the
+    same as with the helper."""
+    import apportion.apps.split_common as common
+
+    pair = PAIRS["local-pair"]
+    small = generate("delaunay", 500, seed=1)
+    expected = split_connected_components(small, 40, None, pair=pair)
+    monkeypatch.setattr(common, "_helper", lambda: (_ for _ in ()).throw(AssertionError("helper used")))
+    run = split_connected_components(small, 40, None, pair=pair)
+    assert np.array_equal(run.result, expected.result)
+    assert run.device_times_s["cpu-side"] > 0 and run.device_times_s["gpu-side"] > 0
+    monkeypatch.setattr(common, "SERIAL_BELOW", 10)
+    with pytest.raises(AssertionError, match="helper used"):
+        split_connected_components(small, 40, None, pair=pair)

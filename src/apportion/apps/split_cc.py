@@ -59,7 +59,7 @@ def split_connected_components(graph: Graph, threshold: float, platform, *, pair
     counters = np.zeros(2, np.int64)
     count_cpu, count_gpu, cpu_s, gpu_s, wall = run_both(
         pair, (dfs_parts, (indptr, indices, bounds, labels, stack, cross_cpu, part_ops)),
-        (SV_KERNELS, (indptr, indices, n_cpu, n, labels, cross_gpu, counters)))
+        (SV_KERNELS, (indptr, indices, n_cpu, n, labels, cross_gpu, counters)), entries=n + int(indptr[n]))
     if isinstance(count_gpu, tuple):  # a CUDA device: its labels of [n_cpu, n), cross edges and counters
         count_gpu, gpu_labels, gpu_cross, gpu_counters = count_gpu
         labels[n_cpu:] = gpu_labels[n_cpu:]

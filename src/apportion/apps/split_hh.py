@@ -42,7 +42,8 @@ def split_hh_spmm(matrix, threshold: int, platform, *, pair: DevicePair | None =
     ptr, idx, val = matrix.indptr, matrix.indices, matrix.data
     args = (ptr, idx, val, ptr, idx, val, n, 0, n)
     cpu_part, gpu_part, cpu_s, gpu_s, wall = run_both(pair, (GUSTAVSON_KERNELS, args + (high,)),
-                                                      (GUSTAVSON_KERNELS, args + (low,)))
+                                                      (GUSTAVSON_KERNELS, args + (low,)),
+                                                      entries=n + int(ptr[n]))
     product, merge_s = run_on(pair.cpu, pair.simulated, _add_parts, cpu_part, gpu_part, n)
     high_rows = int(high.sum())
     details = {"high_rows": high_rows, "low_rows": n - high_rows,

@@ -86,7 +86,8 @@ def split_spmm(matrix, threshold: float, platform, *, pair: DevicePair | None = 
     ptr, idx, val = matrix.indptr, matrix.indices, matrix.data
     args = (ptr, idx, val, ptr, idx, val, n)
     cpu_part, gpu_part, cpu_s, gpu_s, wall = run_both(pair, (GUSTAVSON_KERNELS, args + (0, split, keep)),
-                                                      (GUSTAVSON_KERNELS, args + (split, n, keep)))
+                                                      (GUSTAVSON_KERNELS, args + (split, n, keep)),
+                                                      entries=n + int(ptr[n]))
     product, merge_s = run_on(pair.cpu, pair.simulated, _stack_rows, cpu_part, gpu_part, n)
     details = {"split_row": split, "cpu_rows": split, "gpu_rows": n - split,
                "cpu_products": int(cpu_part[3].sum()), "gpu_products": int(gpu_part[3].sum())}
