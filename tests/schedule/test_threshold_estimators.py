@@ -12,7 +12,7 @@ from apportion.apps.threshold import (DEFAULT_SEARCH, candidates, compare_thresh
                                       find_threshold)
 from apportion.errors import InputError
 from apportion.graph.generate import generate
-from apportion.schedule._threshold_kernels import column_counts, principal_submatrix
+from apportion.schedule._threshold_kernels import column_counts, principal_submatrix, random_walks
 from apportion.schedule.threshold_baselines import (exhaustive_search, naive_average, naive_static,
                                                     naive_static_row_length)
 from apportion.schedule.threshold_cc import induced_sample, walk_sample
@@ -245,3 +245,17 @@ def test_balance_over_row_lengths_finds_where_the_shrinking_cpu_side_meets_the_g
     assert watch.runs < len(lengths) and set(watch.tried) <= set(map(float, lengths))
     estimate = find_threshold("hh", generate("rmat", 1 << 11, seed=1).to_scipy(), "seed004", search="balance")
     assert estimate.threshold >= 0 and 0.0 in estimate.tried
+
+
+def test_random_walks_step_to_neighbours_and_stay_on_isolated_vertices():
+    graph = generate("grid2d", 100, seed=0)
+    rng = np.random.default_rng(4)
+    starts = rng.integers(0, graph.n, 50)
+    visited = random_walks(graph.indptr, graph.indices, starts, rng.random((15, 50)))
+    assert visited.shape == (16, 50) and np.array_equal(visited[0], starts)
+    for step in range(15):
+        for w in range(50):
+            u, v = visited[step, w], visited[step + 1, w]
+            assert v in graph.indices[graph.indptr[u]:graph.indptr[u + 1]]
+    lonely = random_walks(np.zeros(4, np.int64), np.zeros(0, np.int64), np.array([0, 2]), rng.random((3, 2)))
+    assert (lonely == np.array([0, 2])).all()

@@ -5,7 +5,11 @@ simulated CPU's threads together (`threshold_common.Stopwatch.host(parallel=True
 take the machine's cores.
 
 - `column_counts`: nonzeros per column of a CSR matrix (hh's share extrapolation needs them for every row of B).
-- `principal_submatrix`: A[S, S] for sorted distinct S (spmm's n/4 sample), rows in S's order.
+- `principal_submatrix`: A[S, S] for sorted distinct S (spmm's n/4 sample, cc's induced subgraphs), rows in
+  S's order.
+
+And one serial kernel: `random_walks`, the steps of cc's walk sampler (one compiled loop in place of a NumPy
+call per step: the sampler was half of an estimate's wall time on a 15k-vertex graph).
 """
 
 from __future__ import annotations
@@ -78,3 +82,22 @@ def principal_submatrix(indptr: np.ndarray, indices: np.ndarray, data: np.ndarra
     out_data = np.empty(int(out_indptr[-1]), data.dtype)
     run_chunked(_fill_rows_chunk, chunks, indptr, indices, data, rows, position, out_indptr, out_indices, out_data)
     return out_indptr, out_indices, out_data
+
+
+@numba.njit(nogil=True, cache=True)
+def random_walks(indptr, indices, starts, randoms):
+    """Walks from `starts`, one step per row of `randoms` (uniform [0, 1) numbers, steps × walkers): each step
+    goes to the neighbour at position ⌊r · degree⌋; a walker at an isolated vertex stays. Returns the visited
+    vertices, (steps + 1) × walkers, the starts first."""
+    steps, walkers = randoms.shape
+    visited = np.empty((steps + 1, walkers), np.int64)
+    last = indices.shape[0] - 1
+    for w in range(walkers):
+        current = starts[w]
+        visited[0, w] = current
+        for s in range(steps):
+            degree = indptr[current + 1] - indptr[current]
+            if degree > 0 and last >= 0:
+                current = indices[min(indptr[current] + int(randoms[s, w] * degree), last)]
+            visited[s + 1, w] = current
+    return visited

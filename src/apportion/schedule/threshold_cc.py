@@ -20,6 +20,7 @@ from apportion._registry import Registry
 from apportion.checks import check_seed
 from apportion.graph.csr import Graph
 from apportion.errors import InputError
+from apportion.schedule._threshold_kernels import random_walks
 from apportion.schedule.threshold_common import (SEARCHES, Evaluate, Stopwatch, ThresholdEstimate, balance_search,
                                                  coarse_to_fine, induced_subgraph, sample_size)
 
@@ -41,8 +42,8 @@ def induced_sample(graph: Graph, size: int, seed: int = 0) -> Graph:
 
 def walk_sample(graph: Graph, size: int, seed: int = 0) -> Graph:
     """The subgraph induced by the vertices of random walks of WALK_LENGTH steps from uniform random starts,
-    until `size` distinct vertices (in id order). All walks of a batch advance together (one NumPy step per
-    walk step); a walk at an isolated vertex stays there."""
+    until `size` distinct vertices (in id order). The walks of a batch are one compiled loop
+    (`_threshold_kernels.random_walks`); a walk at an isolated vertex stays there."""
     rng = np.random.default_rng(seed)
     size = min(size, graph.n)
     indptr, indices = graph.indptr, graph.indices
@@ -52,16 +53,9 @@ def walk_sample(graph: Graph, size: int, seed: int = 0) -> Graph:
         if missing <= 0:
             break
         walkers = max(1, -(-missing // WALK_LENGTH))
-        current = rng.integers(0, graph.n, size=walkers)
-        visited = [current]
-        for _step in range(WALK_LENGTH - 1):
-            degree = indptr[current + 1] - indptr[current]
-            pick = (rng.random(walkers) * degree).astype(np.int64)
-            moved = np.where(degree > 0, indices[np.minimum(indptr[current] + pick, indices.shape[0] - 1)]
-                             if indices.shape[0] else current, current)
-            current = moved.astype(np.int64)
-            visited.append(current)
-        fresh = np.setdiff1d(np.unique(np.concatenate(visited)), chosen)
+        starts = rng.integers(0, graph.n, size=walkers)
+        visited = random_walks(indptr, indices, starts, rng.random((WALK_LENGTH - 1, walkers)))
+        fresh = np.setdiff1d(np.unique(visited), chosen)
         if fresh.shape[0] > missing:
             fresh = rng.choice(fresh, size=missing, replace=False)
         chosen = np.union1d(chosen, fresh)

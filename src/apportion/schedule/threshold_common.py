@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from apportion.errors import InputError
+from apportion.schedule._threshold_kernels import principal_submatrix
 
 #: runs the split algorithm on an input at a threshold and returns its time (seconds), or the pair
 #: (its time, the score the search minimises), e.g. the time predicted for the whole input (`scaled_time`), or
@@ -239,22 +240,10 @@ def hill_climb(watch: Stopwatch, evaluate: Evaluate, sample: Any, candidates: Se
 
 def induced_subgraph(indptr: np.ndarray, indices: np.ndarray, vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """CSR (indptr, indices) of the subgraph induced by the sorted distinct `vertices`, renumbered 0..k-1 in
-    their order; costs the sampled vertices' degrees (plus one n-byte mask), not the whole graph."""
-    vertices = np.asarray(vertices, dtype=np.int64)
-    n = indptr.shape[0] - 1
-    mask = np.zeros(n, dtype=bool)
-    mask[vertices] = True
-    starts = indptr[vertices].astype(np.int64)
-    lengths = indptr[vertices + 1].astype(np.int64) - starts
-    total = int(lengths.sum())
-    offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
-    neighbours = indices[offsets + np.arange(total)]
-    owner = np.repeat(np.arange(vertices.shape[0]), lengths)
-    keep = mask[neighbours]
-    new_indices = np.searchsorted(vertices, neighbours[keep]).astype(np.int64)
-    new_indptr = np.zeros(vertices.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(owner[keep], minlength=vertices.shape[0]), out=new_indptr[1:])
-    return new_indptr, new_indices
+    their order; costs the sampled vertices' degrees (plus one n-entry map), not the whole graph (the chunk
+    kernel of spmm's principal submatrix, without values)."""
+    sub_indptr, sub_indices, _ = principal_submatrix(indptr, indices, indices, indptr.shape[0] - 1, vertices)
+    return sub_indptr, sub_indices
 
 
 def sample_size(n: int, scale: float = 1.0, *, exponent: float = 0.5, minimum: int = 16) -> int:
