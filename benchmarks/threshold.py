@@ -63,7 +63,7 @@ INPUTS = {
     "spmm": ["shared:4elt.graph", "shared:fe_4elt2.graph", "shared:wing.graph", "shared:airfoil1.graph",
              "shared:delaunay_n15.graph", "shared:rgg_n_2_15_s0.graph", "shared:PGPgiantcompo.graph",
              "shared:power.graph", "shared:hep-th.graph", "gen:delaunay:65536", "gen:road:131072",
-             "gen:grid2d:65536", "gen:rmat:4096:4"],
+             "gen:grid2d:65536", "gen:rmat:4096:4", "gen:road:1048576"],
     "hh": ["shared:astro-ph.graph", "shared:wiki-Vote.txt", "shared:hep-th.graph", "shared:PGPgiantcompo.graph",
            "shared:polblogs.graph", "shared:power.graph", "gen:rmat:4096:4", "gen:rmat:8192:4",
            "gen:rmat:16384:4", "gen:rmat:8192:8", "gen:ba:16384", "gen:ba:32768"],
