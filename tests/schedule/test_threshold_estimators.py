@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from apportion.apps.threshold import (DEFAULT_SEARCH, candidates, compare_threshold, equivalent_threshold,
                                       find_threshold)
@@ -19,11 +21,9 @@ from apportion.schedule.threshold_cc import induced_sample, walk_sample
 from apportion.schedule.threshold_common import (Stopwatch, balance_search, coarse_to_fine, hill_climb,
                                                  induced_subgraph, local_search, paper_metrics, sample_size,
                                                  scaled_parts, scaled_time)
-from apportion.schedule.threshold_hh import (balance_over_lengths, cpu_share, extrapolate, fit_extrapolation, row_sample,
-                                             threshold_for_share)
+from apportion.schedule.threshold_hh import (balance_over_lengths, cpu_share, extrapolate, fit_extrapolation,
+                                             row_sample, threshold_for_share)
 from apportion.schedule.threshold_spmm import principal_sample
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -224,7 +224,8 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
     t = a·t'^b (default the shipped fit, `threshold_hh.FIT_A`, `FIT_B`). extrapolation: hh only, "fit"
     (t = a·t'^b) or "share" (the same CPU share of the products; default DEFAULT_HH_EXTRAPOLATION).
     search: cc and spmm "scan" (the paper's) or "balance" (where the sides finish together); hh "climb" (the
-    paper's) or "balance"; default DEFAULT_SEARCH[app]. Returns a ThresholdEstimate: `threshold`, `seconds` spent, runs, the thresholds tried, sample statistics."""
+    paper's) or "balance"; default DEFAULT_SEARCH[app]. Returns a ThresholdEstimate: `threshold`, `seconds`
+    spent, runs, the thresholds tried, sample statistics."""
     application = APPLICATIONS[app]
     if method not in METHODS:
         raise InputError(f"unknown threshold method {method!r}; choose one of {', '.join(METHODS)}")

@@ -171,9 +171,10 @@ def balance_search(watch: Stopwatch, evaluate: Evaluate, sample: Any, start: flo
     no work, at `high` the GPU has none) and runs, in turn: `start`; then the zero of the line through the
     bracket's two measured d (regula falsi, with Illinois halving when one end stays put), or, after the
     first point, the split that balances the sides if each side's time is proportional to its share (after
-    that, while one end is still unmeasured, the bracket's middle); a guess that falls on a measured threshold or outside the open bracket is replaced by the bracket's middle.
-    It stops when the bracket is two adjacent thresholds or after `most_runs` runs. Needs `evaluate` to report
-    the parts (`Evaluate`); a run without them counts as balanced."""
+    that, while one end is still unmeasured, the bracket's middle); a guess that falls on a measured threshold
+    or outside the open bracket is replaced by the bracket's middle. It stops when the bracket is two adjacent
+    thresholds or after `most_runs` runs. Needs `evaluate` to report the parts (`Evaluate`); a run without them
+    counts as balanced."""
     def difference(t: int) -> float:
         watch.run(evaluate, sample, float(t))
         cpu, gpu, _merge = watch.parts.get(float(t), (0.0, 0.0, 0.0))
