@@ -17,10 +17,11 @@ def test_demo_runs_every_section_and_writes_pictures(tmp_path, capsys, monkeypat
     for module in found:
         assert module.TITLE.split(":")[0] in printed
     pictures = sorted(p.name for p in output.glob("*.png"))
-    # one picture at least per section that draws: graphs, partition, MST, scheduling (2), grid, graph runtime
+    # one picture at least per section that draws: graphs, partition, MST, scheduling (2), thresholds, grid,
+    # graph runtime
     for expected in ("graphs_degree_distributions.png", "partition_4elt.png", "mst.png",
                      "schedule_simulated_hass.png", "schedule_real_hass.png", "grid_nphp_vs_php.png",
-                     "runtime_sssp_4elt.png"):
+                     "runtime_sssp_4elt.png", "threshold_spmm_4elt.png"):
         assert expected in pictures
     assert all((output / name).stat().st_size > 1000 for name in pictures)
     assert "demo finished" in printed
@@ -28,6 +29,9 @@ def test_demo_runs_every_section_and_writes_pictures(tmp_path, capsys, monkeypat
     section = " ".join(printed.split("Asynchronous multi-device")[1].split("Grid partitioning")[0].split())
     assert "BFS" in section and "SSSP" in section and section.count("yes") == 2 and " NO " not in section
     assert "matches NumPy" in section
+    # the threshold section's split connected components equal SciPy's
+    split = " ".join(printed.split("Work split by sampling")[1].split("Asynchronous multi-device")[0].split())
+    assert "components match SciPy" in split
 
 
 def test_demo_only_runs_matching_sections(tmp_path, capsys):
