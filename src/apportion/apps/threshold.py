@@ -39,7 +39,8 @@ from apportion.graph.io import read_graph
 from apportion.schedule.threshold_baselines import (exhaustive_search, naive_average, naive_static,
                                                     naive_static_row_length)
 from apportion.schedule.threshold_cc import DEFAULT_SAMPLER, SAMPLERS, estimate_cc_threshold
-from apportion.schedule.threshold_common import SEARCHES, ThresholdEstimate, paper_metrics, scaled_parts
+from apportion.schedule.threshold_common import (SEARCHES, ThresholdEstimate, paper_metrics, run_time,
+                                                 scaled_parts)
 from apportion.schedule.threshold_hh import FIT_A, FIT_B, HH_SEARCHES, estimate_hh_threshold
 from apportion.schedule.threshold_spmm import estimate_spmm_threshold
 
@@ -298,7 +299,7 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
             factor, bytes_factor = factors[id(sample)]
             predicted = scaled_parts(parts_of(run), run.details.get("fixed_s", fixed), factor,
                                      run.details.get("transfer_s"), bytes_factor)
-            return run.time_s, max(predicted[0], predicted[1]) + predicted[2], predicted
+            return run.time_s, run_time(predicted), predicted
 
     host = {"simulated": pair.simulated, "seed": seed, "scale": scale,
             "host_seconds_per_operation": host_seconds_per_operation(pair),

@@ -105,7 +105,12 @@ def scaled_time(side_seconds: Sequence[float], fixed_seconds: Sequence[float], f
     times `factor` (input size / sample size), plus the fixed cost; the slower side plus the merge. A part
     that had no work stays at 0. Without it, a sample's run is dominated by what does not shrink with the
     input (a GPU's launch and transfer latencies), and the sample's best split is "all on the CPU"."""
-    cpu, gpu, merge = scaled_parts(side_seconds, fixed_seconds, factor)
+    return run_time(scaled_parts(side_seconds, fixed_seconds, factor))
+
+
+def run_time(parts: Sequence[float]) -> float:
+    """A split run's time from its parts (CPU side, GPU side, merge): the slower side, then the merge."""
+    cpu, gpu, merge = parts
     return max(cpu, gpu) + merge
 
 
