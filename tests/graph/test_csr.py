@@ -42,6 +42,27 @@ def test_from_edges_is_simple_symmetric_and_merges(triples):
         assert np.all(np.diff(nb) > 0)
 
 
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=150), st.booleans())
+@settings(max_examples=40, deadline=None)
+def test_edges_are_the_upper_triangle_in_csr_order_and_kept(pairs, weighted):
+    src = np.array([p[0] for p in pairs], dtype=np.int64)
+    dst = np.array([p[1] for p in pairs], dtype=np.int64)
+    weights = (src * 7 + dst * 3 + 1) if weighted else None
+    g = Graph.from_edges(src, dst, weights, n=41)
+    u, v, w = g.edges()
+    rows = np.repeat(np.arange(g.n), np.diff(g.indptr))  # the NumPy way, independently
+    upper = g.indices > rows
+    assert np.array_equal(u, rows[upper]) and np.array_equal(v, g.indices[upper])
+    assert (w is None) == (not weighted)
+    if weighted:
+        assert np.array_equal(w, g.edge_weights[upper])
+    assert u.dtype == g.indices.dtype and v.dtype == g.indices.dtype
+    again = g.edges()
+    assert again[0] is u and again[1] is v  # made once per graph
+    with pytest.raises(ValueError):
+        u[:1] = 0
+
+
 def test_dtypes_and_immutability():
     g = Graph.from_edges([0, 1], [1, 2])
     assert g.indptr.dtype == np.int64 and g.indices.dtype == np.int32

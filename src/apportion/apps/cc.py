@@ -99,12 +99,11 @@ def _topology(graph: Graph, devices: list, segment: int, transport: str = "threa
                          "of this process); use transport='threads' or method='worklist' for CUDA devices")
     started = time.perf_counter()
     n = graph.n
-    sources = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.indptr))
-    upper = sources < graph.indices  # each undirected edge once
-    sources, targets = sources[upper], graph.indices[upper].astype(np.int64)
+    sources, targets, _ = graph.edges()  # each undirected edge once; made on the graph's first query and kept
     messages = [(sources[s:s + segment], targets[s:s + segment]) for s in range(0, len(sources), segment)]
-    # a CPU device hooks into a host array; a CUDA device's forest stays on the GPU (apps/_cc_hook_cuda.py)
-    forests = [np.arange(n, dtype=np.int64) if device.implementation == KIND_CPU else DEVICE_FOREST(device, n)
+    # a CPU device hooks into a host array of the graph's id type (int32 below 2^31 vertices: half the memory
+    # traffic of the merge); a CUDA device's forest stays on the GPU (apps/_cc_hook_cuda.py)
+    forests = [np.arange(n, dtype=sources.dtype) if device.implementation == KIND_CPU else DEVICE_FOREST(device, n)
                for device in devices]
     run = scatter(messages, devices, HOOK_KERNELS, [(forest,) for forest in forests], transport=transport,
                   cluster=cluster)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from apportion.errors import InputError
+from apportion.graph._edges_kernels import upper_edges
 
 INT32_MAX = np.iinfo(np.int32).max
 
@@ -182,13 +183,18 @@ class Graph:
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """The undirected edges once each in canonical order: (u, v) with u < v, by u then v.
 
-        Returns (u, v, weights-or-None). The order is the CSR order of the upper triangle when neighbour
-        lists are sorted, which every constructor here guarantees.
+        Returns (u, v, weights-or-None), read-only, made once per graph by a compiled kernel
+        (`_edges_kernels.upper_edges`) and kept, like `sources()`: topology-driven CC cuts every query's edge
+        segments from it. The order is the CSR order of the upper triangle (neighbour lists are sorted, which
+        every constructor here guarantees).
         """
-        src = self.sources()
-        upper = self.indices > src
-        w = None if self.edge_weights is None else self.edge_weights[upper]
-        return src[upper], self.indices[upper], w
+        if "edges" not in self._cache:
+            edges = upper_edges(self.indptr, self.indices, self.edge_weights)
+            for array in edges:
+                if array is not None:
+                    array.setflags(write=False)
+            self._cache["edges"] = edges
+        return self._cache["edges"]
 
     def __repr__(self) -> str:
         label = f" {self.name!r}" if self.name else ""
