@@ -3,12 +3,16 @@ follows them, stealing and adaptation bring a mis-split back to the best split."
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from apportion.platform import DeviceModel, LinkCost, Platform, SimulatedDevice
 from apportion.schedule.api import run_schedule
-from apportion.schedule.policies.hass import HassPolicy
+from apportion.schedule.policies.hass import HassPolicy, affine_counts, fit_costs
 from apportion.schedule.pool import RowWorkload
 
 FLOPS_PER_ROW = 2e7
@@ -52,14 +56,17 @@ def test_round_zero_on_seed000_is_close_to_the_oracle():
     assert schedule.makespans[0] <= 1.3 * schedule.oracle_makespan
 
 
-def test_stealing_rescues_a_split_that_gave_a_slow_host_too_much():
-    """Round 1 with ratios forced to 1 : 1 on hosts of speed 1 : 3: without stealing the slow host would need
-    twice the oracle's time; a fast thief steals from its buffer until the two finish together."""
+@pytest.mark.parametrize("forced", ["ratios", "costs"])
+def test_stealing_rescues_a_split_that_gave_a_slow_host_too_much(forced):
+    """Round 1 with the split forced to 1 : 1 on hosts of speed 1 : 3 (by the ratios, or by fitted costs that
+    call the hosts equal): without stealing the slow host would need twice the oracle's time; a fast thief
+    steals from its buffer until the two finish together."""
     platform = hosts(1e9, 3e9)
     policy = HassPolicy()
     workload = size_only(80, 800)
     run_schedule(workload, platform, policy, 1, compute=False)
     policy.ratios = np.array([0.5, 0.5])
+    policy.costs = None if forced == "ratios" else np.array([[0.0, 0.1], [0.0, 0.1]])
     policy.history.clear()
     schedule = run_schedule(workload, platform, policy, 1, compute=False)
     # oracle: 800 rows at 4 GFLOP/s in all = 800 * 2e7 / 4e9 = 4 s; 40 slow chunks alone would take 8 s
@@ -67,17 +74,83 @@ def test_stealing_rescues_a_split_that_gave_a_slow_host_too_much():
     assert schedule.rounds[0].chunks[1] > 40  # the fast host stole
 
 
-def test_rate_adaptation_corrects_a_gpu_that_got_too_much():
-    """A bundling GPU never loses chunks to stealing, so only the rate adaptation can shrink its share: after a
-    round in which it got 90 % of the load, the next round's split is within a few chunks of the oracle's."""
+@pytest.mark.parametrize("adaptation", ["affine", "rate"])
+def test_adaptation_corrects_a_gpu_that_got_too_much(adaptation):
+    """A bundling GPU never loses chunks to stealing, so only the adaptation can shrink its share (the thesis's
+    executed fractions would keep it): after a round in which it got 90 % of the load, the next rounds' split is
+    within a few chunks of the oracle's, by the fitted costs (default) and by the observed rates alike."""
     gpu = DeviceModel(role="gpu", peak_flops=4e9, link=LinkCost(1e-5, 1e10))
     platform = Platform([SimulatedDevice(DeviceModel(role="cpu", peak_flops=2e9), name="cpu"),
                          SimulatedDevice(gpu, name="gpu")])
-    policy = HassPolicy()
+    policy = HassPolicy(adaptation=adaptation)
     workload = size_only(100, 1000)
     run_schedule(workload, platform, policy, 1, compute=False)
     policy.ratios = np.array([0.1, 0.9])
+    policy.costs = None  # what the first round fitted is forgotten too: the split follows the forced ratios
     policy.history.clear()
     schedule = run_schedule(workload, platform, policy, 3, compute=False)
     assert schedule.makespans[-1] <= 1.05 * schedule.oracle_makespan
     assert schedule.shares[-1] == pytest.approx(schedule.oracle_shares, abs=0.03)
+
+
+# -- the affine adaptation (default): per device (seconds per run, seconds per chunk) ---------------------------
+@given(st.lists(st.tuples(st.floats(0.0, 5.0), st.floats(0.05, 3.0), st.booleans()), min_size=1, max_size=3),
+       st.integers(0, 14))
+@settings(max_examples=150, deadline=None)
+def test_affine_counts_find_the_least_predicted_makespan(devices, n_chunks):
+    """Brute force over every split of the chunks: affine_counts' split has the least predicted makespan (a
+    bundling device: a + b·c for c > 0, else 0; a host device: c·(a + b))."""
+    costs = np.array([(a, b) for a, b, _ in devices])
+    bundles = [bundle for _, _, bundle in devices]
+
+    def makespan(counts):
+        return max([0.0] + [(costs[d, 0] + costs[d, 1] * c) if bundles[d] else c * costs[d].sum()
+                            for d, c in enumerate(counts) if c > 0])
+
+    splits = [c for c in itertools.product(range(n_chunks + 1), repeat=len(devices)) if sum(c) == n_chunks]
+    best = min(makespan(c) for c in splits)
+    counts = affine_counts(costs, n_chunks, [True] * len(devices), bundles)
+    assert counts.sum() == n_chunks and counts.min() >= 0
+    assert makespan(counts) <= best * (1 + 1e-9) + 1e-12
+
+
+def test_fit_costs_recovers_a_bundling_device_s_run_and_chunk_costs():
+    """busy = runs·a + chunks·b, observed at two different runs-per-chunk: a and b come back; a host device (one
+    run per chunk, a and b inseparable) gets a = 0 and its rate."""
+    a, b = 3e-3, 2e-4
+    observed = [(np.array([1, 4]), np.array([1, 4]), np.array([a + b, 4 * 1e-3])),
+                (np.array([2, 6]), np.array([30, 6]), np.array([2 * a + 30 * b, 6 * 1e-3])),
+                (np.array([1, 5]), np.array([20, 5]), np.array([a + 20 * b, 5 * 1e-3]))]
+    costs = fit_costs(observed)
+    np.testing.assert_allclose(costs[0], [a, b], rtol=1e-9)
+    np.testing.assert_allclose(costs[1], [0.0, 1e-3], rtol=1e-9)
+
+
+def _best_static_prefix_split(workload, platform) -> float:
+    """The least makespan of every static split of the chunks into a host prefix (one run per chunk) and a GPU
+    suffix (one run), from the devices' own models."""
+    cpu, gpu = platform.devices
+    per_chunk = [cpu.estimate(workload.work([i])).total_s for i in range(workload.n_chunks)]
+    best = np.inf
+    for c in range(workload.n_chunks + 1):
+        rest = list(range(c, workload.n_chunks))
+        gpu_s = gpu.estimate(workload.work(rest)).total_s if rest else 0.0
+        best = min(best, max(sum(per_chunk[:c]), gpu_s))
+    return best
+
+
+@pytest.mark.parametrize("latency", [2e-2, 1e-1])
+def test_affine_adaptation_prices_a_gpu_s_cost_per_run(latency):
+    """A GPU whose every run pays a large fixed cost (the link's latency, each way): the profiling run makes it
+    look slow, and the rate rule (chunks per busy second) corrects that a little per round (1.19x and 3.0x the
+    best static split at round 1 on these two platforms, 1.05x and 1.8x at round 3); the fitted costs (the
+    profiling run and the round's run give the GPU's line) give the best split from round 1 on."""
+    gpu = DeviceModel(role="gpu", peak_flops=2e10, link=LinkCost(latency, 1e10))
+    platform = Platform([SimulatedDevice(DeviceModel(role="cpu", peak_flops=2e9), name="cpu"),
+                         SimulatedDevice(gpu, name="gpu")])
+    workload = size_only(60, 600)
+    best = _best_static_prefix_split(workload, platform)
+    schedule = run_schedule(workload, platform, HassPolicy(), 4, compute=False)
+    assert max(schedule.makespans[1:]) <= 1.01 * best
+    rate = run_schedule(workload, platform, HassPolicy(adaptation="rate"), 4, compute=False)
+    assert rate.makespans[1] > 1.1 * best  # the platform does tell the two rules apart
