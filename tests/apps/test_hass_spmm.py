@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from apportion.apps.hass_spmm import SpMMRowsWorkload
 from apportion.apps.split_common import device_pair
-from apportion.apps.split_spmm import check_square_matrix, work_per_row
+from apportion.apps.split_spmm import NONZERO_BYTES, check_square_matrix, split_spmm, work_per_row
 from apportion.apps.threshold import compare_threshold, find_threshold
 from apportion.errors import InputError
 from apportion.graph.generate import generate
@@ -32,6 +32,26 @@ def test_the_row_chunks_have_equal_work_and_cover_the_product():
     assert max(per_chunk) <= work.sum() / 40 + work.max()  # equal up to the one row that crosses a boundary
     assert workload.work(range(workload.n_chunks)).flops == work.sum() + matrix.shape[0]
     assert workload.products_share(range(workload.n_chunks)) == 100.0 and workload.products_share([]) == 0.0
+
+
+@pytest.mark.parametrize("kind", ["delaunay", "rmat"])
+def test_a_simulated_pair_prices_hass_runs_as_the_split_run_prices_its_sides(kind):
+    """HASS and the threshold it is judged against see the same devices: the whole product as one GPU run costs
+    what split_spmm charges its GPU side at threshold 0 (lane operations: a warp waits for its longest row; B
+    copied), and as one CPU run what it charges its CPU side at 100 (products + rows, nothing copied)."""
+    matrix = _matrix(kind, 3000 if kind == "delaunay" else 1 << 11)
+    pair = device_pair("seed004")
+    workload = SpMMRowsWorkload(matrix)
+    everything = range(workload.n_chunks)
+    split = split_spmm(matrix, 0.0, None, pair=pair)
+    gpu = pair.gpu.estimate(workload.work_on(pair.gpu, everything))
+    # the split copies back the product's nonzeros, the workload charges its products (an upper bound)
+    out_bytes = NONZERO_BYTES * (workload.prefix[-1] - split.result.nnz)
+    assert gpu.total_s - pair.gpu.link.transfer_time(out_bytes) - pair.gpu.link.latency_s <= \
+        split.device_times_s[pair.gpu.name] <= gpu.total_s * (1 + 1e-9)
+    assert workload.work_on(pair.gpu, everything).flops > workload.work(everything).flops  # warps wait
+    cpu = pair.cpu.estimate(workload.work_on(pair.cpu, everything))
+    assert cpu.total_s == pytest.approx(split_spmm(matrix, 100.0, None, pair=pair).device_times_s[pair.cpu.name])
 
 
 def test_hass_rounds_on_the_real_pair_compute_the_product():

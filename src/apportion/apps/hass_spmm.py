@@ -6,10 +6,11 @@ devices: profiling, proportional buffers, stealing, adaptation from the observed
 on is a threshold: the CPU's share of the work, in percent. Finding it costs every round it ran, each a whole
 product (the estimate's `seconds`: their makespans), which is why the paper's sampling exists.
 
-On a simulated pair HASS sees the devices' models charged by `work` (products plus rows, the bytes the GPU
-reads and writes); a GPU's warp waiting for its longest row, which the split algorithm's own model charges
-(`split_spmm.gpu_operations`), is invisible to it, as a real device's inner behaviour is to any scheduler that
-only times whole runs.
+On a simulated pair HASS sees the devices priced as the split run prices them (`SpMMRowsWorkload.work_on`): the
+GPU's lane operations (a warp waits for its longest row, `split_spmm.gpu_operations`) and a copy of B every run,
+the CPU's products plus rows — as a real scheduler timing real devices would see whatever they do inside. (Before,
+HASS saw one FLOP count for both and the B copy charged to the CPU's memory too: a different pair from the one
+its threshold was judged on.)
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ import scipy.sparse as sp
 
 from apportion.apps._split_spmm_kernels import gustavson_rows
 from apportion.apps.split_common import DevicePair
-from apportion.apps.split_spmm import NONZERO_BYTES, POINTER_BYTES, WORKLOAD, split_row, work_per_row
+from apportion.apps.split_spmm import (NONZERO_BYTES, POINTER_BYTES, WORKLOAD, gpu_operations, split_row,
+                                       work_per_row)
 from apportion.errors import InputError
-from apportion.platform.device import KernelSet, Work
+from apportion.platform.device import KIND_CPU, KIND_GPU, KernelSet, Work
 from apportion.platform.platform import Platform
 from apportion.schedule.api import run_schedule
 from apportion.schedule.pool import Workload, contiguous_runs
@@ -84,6 +86,28 @@ class SpMMRowsWorkload(Workload):
                     bytes_in=NONZERO_BYTES * (nonzeros + int(ptr[-1])) + POINTER_BYTES * rows,
                     bytes_out=NONZERO_BYTES * products + POINTER_BYTES * rows,
                     chunks=len(chunk_ids), workload=self.name)
+
+    def work_on(self, device, chunk_ids) -> Work:
+        """What the split run charges each side (`split_spmm`), so that HASS and the threshold it is compared
+        with see the same devices: a simulated GPU counts lane operations (a warp waits for its longest row;
+        `split_spmm.gpu_operations` per contiguous range) and copies all of B every run; a host device counts
+        products plus rows and copies nothing. Other devices (real ones time themselves): `work`."""
+        role = getattr(device, "role", None)
+        if role not in (KIND_GPU, KIND_CPU):
+            return self.work(chunk_ids)
+        ranges = self._ranges(chunk_ids)
+        rows = sum(hi - lo for lo, hi in ranges)
+        if role == KIND_CPU:
+            products = sum(int(self.prefix[hi] - self.prefix[lo]) for lo, hi in ranges)
+            return Work(flops=float(products + rows), chunks=len(chunk_ids), workload=self.name)
+        ptr = self.matrix.indptr
+        n = self.matrix.shape[0]
+        lanes = sum(gpu_operations(self.row_work[lo:hi]) for lo, hi in ranges)
+        nonzeros = sum(int(ptr[hi] - ptr[lo]) for lo, hi in ranges)
+        products = sum(int(self.prefix[hi] - self.prefix[lo]) for lo, hi in ranges)
+        return Work(flops=float(lanes), bytes_in=NONZERO_BYTES * (nonzeros + int(ptr[-1])) + 2 * POINTER_BYTES * n,
+                    bytes_out=NONZERO_BYTES * products + POINTER_BYTES * rows, chunks=len(chunk_ids),
+                    workload=self.name)
 
     def reset(self) -> None:
         self._parts = {}

@@ -112,7 +112,7 @@ def _probe(platform: Platform, workload: Workload):
     """probe(d, k): seconds of one run of the first k chunks on device d (model time or measured)."""
     if platform.simulated:
         def probe(d: int, k: int) -> float:
-            return platform[d].estimate(workload.work(range(k))).total_s
+            return platform[d].estimate(workload.work_on(platform[d], range(k))).total_s
     else:
         def probe(d: int, k: int) -> float:
             chunks = tuple(range(k))

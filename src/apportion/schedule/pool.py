@@ -81,6 +81,11 @@ class Workload:
         """FLOPs and bytes of a run over `chunk_ids` (what performance models charge)."""
         raise NotImplementedError
 
+    def work_on(self, device, chunk_ids: Sequence[int]) -> Work:
+        """What `device`'s model charges for a run over `chunk_ids`: `work(chunk_ids)`, unless the workload prices
+        device kinds apart (apps/hass_spmm.py: a GPU's warps wait for their longest row, a host copies nothing)."""
+        return self.work(chunk_ids)
+
     def reset(self) -> None:
         """Forget stored results (before a new round of the same load)."""
 

@@ -58,7 +58,7 @@ def simulate_round(plan: RoundPlan, devices, workload, trace: Trace, round_index
             return
         waiting.discard(d)
         device = devices[d]
-        timing = device.estimate(workload.work(chunks))
+        timing = device.estimate(workload.work_on(device, chunks))
         fails = getattr(device, "will_fail_next", None)
         if fails is not None:
             dies = fails()  # asked before this run is counted: run k of FaultyDevice(fail_on_call=k) dies

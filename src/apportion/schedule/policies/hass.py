@@ -121,7 +121,7 @@ class HassPlan(RoundPlan):
             # the fitted costs: a steal is a run of its own, so a bundling thief pays its per-run cost again
             costs = self.policy.costs
             thief = costs[device, 0] + costs[device, 1] * take
-            reach = (len(queue) - take + 1) * (costs[victim, 0] + costs[victim, 1])
+            reach = len(queue) * (costs[victim, 0] + costs[victim, 1])  # the victim's end of them
             if thief >= reach:
                 return None
         else:
