@@ -2,10 +2,10 @@
 
 A×A by rows is divisible: `SpMMRowsWorkload` cuts it into chunks of rows of nearly equal work (products, §IV's
 L_AB), and HASS (`schedule.policies.hass`, unchanged) runs rounds of the whole product on the pair's two
-devices: profiling, proportional buffers, stealing, adaptation from the fitted per-run and per-chunk costs of
-each device (its default). The split it settles
-on is a threshold: the CPU's share of the work, in percent. Finding it costs every round it ran, each a whole
-product (the estimate's `seconds`: their makespans), which is why the paper's sampling exists.
+devices: profiling, proportional buffers, stealing, adaptation (by default from each device's fitted per-run and
+per-chunk costs). The split it settles on is a threshold: the CPU's share of the work, in percent. Finding it
+costs every round it ran, each a whole product (the estimate's `seconds`: their makespans), which is why the
+paper's sampling exists.
 
 On a simulated pair HASS sees the devices priced as the split run prices them (`SpMMRowsWorkload.work_on`): the
 GPU's lane operations (a warp waits for its longest row, `split_spmm.gpu_operations`) and a copy of B every run,
