@@ -61,6 +61,12 @@ def test_edges_are_the_upper_triangle_in_csr_order_and_kept(pairs, weighted):
     assert again[0] is u and again[1] is v  # made once per graph
     with pytest.raises(ValueError):
         u[:1] = 0
+    # rows in another order (a relabelled graph's are not sorted): the same edges, in that row order
+    backwards = np.concatenate([g.indices[g.indptr[x]:g.indptr[x + 1]][::-1] for x in range(g.n)] + [g.indices[:0]])
+    shuffled = Graph._trusted(g.indptr, backwards)
+    bu, bv, _ = shuffled.edges()
+    upper = backwards > rows
+    assert np.array_equal(bu, rows[upper]) and np.array_equal(bv, backwards[upper])
 
 
 def test_dtypes_and_immutability():

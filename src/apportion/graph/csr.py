@@ -185,8 +185,8 @@ class Graph:
 
         Returns (u, v, weights-or-None), read-only, made once per graph by a compiled kernel
         (`_edges_kernels.upper_edges`) and kept, like `sources()`: topology-driven CC cuts every query's edge
-        segments from it. The order is the CSR order of the upper triangle (neighbour lists are sorted, which
-        every constructor here guarantees).
+        segments from it. The order is the CSR order of the upper triangle: by u, then as u's row lists them
+        (sorted, for every constructor here).
         """
         if "edges" not in self._cache:
             edges = upper_edges(self.indptr, self.indices, self.edge_weights)

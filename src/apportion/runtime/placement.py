@@ -230,6 +230,8 @@ RELABEL_ORDERS = ("bfs", "degree")
 def relabelled(graph: Graph, placement: Placement, order: str = "bfs") -> tuple[Graph, Placement, np.ndarray]:
     """The graph (its pattern: no weights) and placement with the vertices renumbered device by device, and
     new_of_old (old vertex v is new vertex new_of_old[v]): Groute's layout, each device owning a contiguous block.
+    Each row keeps its arcs in their old order, so unlike other Graphs its neighbour lists are not sorted (the
+    kernels that run on it do not need them sorted; `Graph.edges()` does not either).
 
     `order` = "bfs": each block in breadth-first order, so that a kernel reads and writes near ids instead of
     scattered ones (two devices, 2^20: PageRank on delaunay 1.8-5.0 s -> 0.42-0.97 s, BFS on road 0.18 -> 0.06 s,
