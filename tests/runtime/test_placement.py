@@ -9,7 +9,8 @@ from apportion.errors import InputError
 from apportion.graph.generate import generate
 from apportion.platform.cpu import CPUDevice
 from apportion.platform.throttled import ThrottledDevice
-from apportion.runtime.placement import Placement, cut_edges, place, resolve_placement
+from apportion.runtime.placement import (Placement, cut_edges, place, relabelled, relabelled_arc_values,
+                                        resolve_placement)
 
 
 @pytest.fixture(scope="module")
@@ -109,3 +110,21 @@ def test_work_balance_gives_the_slow_device_less_work_by_edges():
     assert degrees.max() > 10 * degrees.mean()  # a graph where it matters
     with pytest.raises(InputError):
         place(rmat, 2, balance="edges")
+
+
+@pytest.mark.parametrize("order", ["bfs", "degree"])
+def test_relabelled_graph_and_arc_values_are_the_same_graph_renumbered(order):
+    """Every arc v -> u of the graph is the arc new(v) -> new(u) of the relabelled one, with its value moved along
+    (SSSP's weights), each device owns one contiguous block, and nothing else is there."""
+    graph = generate("rmat", 1 << 9, seed=3)
+    placement = place(graph, devices=3, method="random", seed=1)
+    renumbered, moved, new_of_old = relabelled(graph, placement, order)
+    values = np.arange(graph.indices.shape[0], dtype=np.float64) * 0.5 + 1.0  # one distinct value per arc
+    moved_values = relabelled_arc_values(graph, renumbered, new_of_old, values)
+    rows = np.repeat(np.arange(graph.n), np.diff(graph.indptr))
+    before = {(int(new_of_old[v]), int(new_of_old[u])): w for v, u, w in zip(rows, graph.indices, values)}
+    new_rows = np.repeat(np.arange(graph.n), np.diff(renumbered.indptr))
+    after = {(int(v), int(u)): w for v, u, w in zip(new_rows, renumbered.indices, moved_values)}
+    assert before == after
+    assert np.array_equal(moved.owner[new_of_old], placement.owner)
+    assert np.all(np.diff(moved.owner) >= 0)  # contiguous blocks, device by device

@@ -7,10 +7,16 @@ edge weights (1 when it has none) or `weights=` (one non-negative number per arc
 `graph.indices`). Without priority an asynchronous SSSP spreads distances that later turn out too long and
 redoes the work behind them (the paper's 15,865 M work items instead of 59 M on a road graph); with it only
 vertices under a global threshold are processed, and the threshold rises by Δ when none is left under it.
-`sssp_reference` is the sequential Dijkstra every result is checked against.
+The run works on `runtime.placement.relabelled(graph, placement)` (each device a contiguous block in breadth-first
+order, as BFS; the arc weights moved along by `relabelled_arc_values`, kept per graph and placement when they are
+the graph's own) and maps the distances back: two devices on delaunay 2^20 0.39 → 0.17 s, road 2^20 0.33 → 0.14
+s, rmat 18 unchanged (0.12 → 0.09–0.11 s; one script, best of 3). `sssp_reference` is the sequential Dijkstra
+every result is checked against.
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -22,7 +28,7 @@ from apportion.graph.csr import Graph
 from apportion.platform.cuda import CudaKernel
 from apportion.runtime.distributed_worklist import (DEFAULT_BATCH, DistributedWorklist, RunResult, WorklistProgram,
                                                     check_source, resolve_devices)
-from apportion.runtime.placement import resolve_placement
+from apportion.runtime.placement import PairCache, relabelled, relabelled_arc_values, resolve_placement
 from apportion.runtime.priority import auto_delta, check_delta
 
 
@@ -74,10 +80,28 @@ def sssp(graph: Graph, source: int, *, devices=2, transport: str = "threads", ro
         else check_delta(priority_delta)
     device_list = resolve_devices(devices)
     chosen = resolve_placement(placement, graph, device_list, seed)
+    # each device a contiguous block in breadth-first order (as BFS): its arcs read the distances of near ids
+    renumbered, moved, new_of_old = relabelled(graph, chosen)
+    started = time.perf_counter()
+    if weights is None:  # the graph's own weights, moved once per graph and placement like the relabelling
+        arcs = _MOVED_WEIGHTS.get(graph, chosen, None,
+                                  lambda: relabelled_arc_values(graph, renumbered, new_of_old, arcs))
+        moving_s = 0.0
+    else:  # the caller's array may change between queries: moved every query, and the time counted
+        arcs = relabelled_arc_values(graph, renumbered, new_of_old, arcs)
+        moving_s = time.perf_counter() - started
     program = WorklistProgram("sssp", sssp_step, weights=arcs, initial_value=np.inf, dtype=np.dtype(np.float64),
                               priority=True, gpu_worker=CudaKernel("apportion.apps._worklist_cuda", "sssp_worklist"))
-    run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, delta=delta, batch=batch)
-    return run.run(np.array([source]), np.array([0.0]), transport=transport, cluster=cluster)
+    run = DistributedWorklist(renumbered, program, device_list, moved, routing=routing, delta=delta, batch=batch)
+    result = run.run(np.array([new_of_old[source]]), np.array([0.0]), transport=transport, cluster=cluster)
+    result.values = result.values[new_of_old]
+    result.placement = chosen
+    result.time_s += moving_s
+    return result
+
+
+#: (graph, placement) -> the graph's arc weights as float64 on the relabelled arcs
+_MOVED_WEIGHTS = PairCache()
 
 
 def sssp_reference(graph: Graph, source: int, weights=None) -> np.ndarray:

@@ -240,7 +240,8 @@ def relabelled(graph: Graph, placement: Placement, order: str = "bfs") -> tuple[
     machine): rmat 18 0.456 -> 0.407 s, delaunay 2^20 0.342 -> 0.290 s, road 2^20 0.269 -> 0.214 s (BFS on it:
     within 10 % either way, so BFS keeps "bfs"). Made once per (graph, placement, order) while both live — like
     the placement itself, preprocessing that every later query reuses (0.1-0.4 s at 2^20, paid by the first
-    query). BFS and PageRank run on it and map their values back."""
+    query). BFS, SSSP (with `relabelled_arc_values` for its weights) and PageRank run on it and map their values
+    back."""
     if order not in RELABEL_ORDERS:
         raise InputError(f"unknown relabelling order {order!r}; choose one of {', '.join(RELABEL_ORDERS)}")
     return _RELABELLED.get(graph, placement, order, lambda: _relabel(graph, placement, order))
@@ -289,6 +290,26 @@ def bfs_order(indptr, indices):
                     order[tail] = u
                     tail += 1
     return order
+
+
+def relabelled_arc_values(graph: Graph, renumbered: Graph, new_of_old: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per-arc `values` of `graph` (aligned with graph.indices: SSSP's weights) moved to the arcs of `renumbered`
+    = `relabelled(graph, ...)[0]`, whose row new_of_old[v] lists row v's arcs in their old order."""
+    order = np.empty(graph.n, dtype=np.int64)
+    order[new_of_old] = np.arange(graph.n, dtype=np.int64)
+    out = np.empty_like(values)
+    permute_arc_values(graph.indptr, order, renumbered.indptr, values, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def permute_arc_values(indptr, order, new_indptr, values, out):
+    """out's row i = values' row order[i], arc for arc (the arcs `permute_csr` moved)."""
+    for i in range(order.shape[0]):
+        at = new_indptr[i]
+        for e in range(indptr[order[i]], indptr[order[i] + 1]):
+            out[at] = values[e]
+            at += 1
 
 
 @njit(cache=True, nogil=True)
