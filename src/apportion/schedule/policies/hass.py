@@ -19,11 +19,11 @@ Per round:
    also corrects that round. Both read a device's fixed cost per run (a GPU's transfer latency and launch, a
    copy of an operand every run needs) as slowness: a GPU that got few chunks looks slow, gets fewer, and the
    split creeps towards the best one a little per round or stalls before it (seed004's K40c, A×A of the power
-   graph in 50 chunks: 47 / 3 chunks and 1.40x the makespan of the 33 / 17 that the rule below finds). The default, `adaptation="affine"`, fits every
-   device's busy seconds = runs · a + chunks · b by non-negative least squares over everything observed so far
-   (the profiling runs are a point of their own, so one round already gives a bundling device its line; a
-   host device, one run per chunk, keeps a = 0 and its rate) and hands out the counts with the least predicted
-   makespan (`affine_counts`: a bundling device costs a + b·c for one run of c chunks and nothing for none, so
+   graph in 50 chunks: 47 / 3 chunks and 1.40x the makespan of the 33 / 17 that the rule below finds). The
+   default, `adaptation="affine"`, fits every device's busy seconds = runs · a + chunks · b by non-negative
+   least squares over everything observed so far (the profiling runs are a point of their own, so one round
+   already gives a bundling device its line; a host device, one run per chunk, keeps a = 0 and its rate) and
+   hands out the counts with the least predicted makespan (`affine_counts`: a bundling device costs a + b·c for one run of c chunks and nothing for none, so
    a device whose per-run cost outweighs what it saves gets nothing). With fitted costs a steal is priced as
    the run of its own that it is (a + b · stolen against the victim's time to reach them).
    **Convergence**: when every device's chunk count changes by at most `tolerance_chunks` for
