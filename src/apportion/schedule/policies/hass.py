@@ -23,9 +23,10 @@ Per round:
    default, `adaptation="affine"`, fits every device's busy seconds = runs · a + chunks · b by non-negative
    least squares over everything observed so far (the profiling runs are a point of their own, so one round
    already gives a bundling device its line; a host device, one run per chunk, keeps a = 0 and its rate) and
-   hands out the counts with the least predicted makespan (`affine_counts`: a bundling device costs a + b·c for one run of c chunks and nothing for none, so
-   a device whose per-run cost outweighs what it saves gets nothing). With fitted costs a steal is priced as
-   the run of its own that it is (a + b · stolen against the victim's time to reach them).
+   hands out the counts with the least predicted makespan (`affine_counts`: a bundling device costs a + b·c for
+   one run of c chunks and nothing for none, so a device whose per-run cost outweighs what it saves gets
+   nothing). With fitted costs a steal is priced as the run of its own that it is (a + b · stolen against the
+   victim's time to reach them).
    **Convergence**: when every device's chunk count changes by at most `tolerance_chunks` for
    `stable_rounds` rounds in a row, the split is final and adaptation stops.
 
