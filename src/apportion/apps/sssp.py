@@ -75,21 +75,23 @@ def sssp(graph: Graph, source: int, *, devices=2, transport: str = "threads", ro
     """
     graph = _check_graph(graph)
     source = check_source(graph, source)
-    arcs = arc_weights(graph, weights)
-    delta = auto_delta(arcs) if (isinstance(priority_delta, str) and priority_delta == "auto") \
-        else check_delta(priority_delta)
+    given = None if weights is None else arc_weights(graph, weights)  # checked before any placement work
+    automatic = isinstance(priority_delta, str) and priority_delta == "auto"
+    delta = None if automatic else check_delta(priority_delta)
     device_list = resolve_devices(devices)
     chosen = resolve_placement(placement, graph, device_list, seed)
     # each device a contiguous block in breadth-first order (as BFS): its arcs read the distances of near ids
     renumbered, moved, new_of_old = relabelled(graph, chosen)
     started = time.perf_counter()
-    if weights is None:  # the graph's own weights, moved once per graph and placement like the relabelling
+    if given is None:  # the graph's own weights, made and moved once per graph and placement, like the relabelling
         arcs = _MOVED_WEIGHTS.get(graph, chosen, None,
-                                  lambda: relabelled_arc_values(graph, renumbered, new_of_old, arcs))
+                                  lambda: relabelled_arc_values(graph, renumbered, new_of_old, arc_weights(graph)))
         moving_s = 0.0
     else:  # the caller's array may change between queries: moved every query, and the time counted
-        arcs = relabelled_arc_values(graph, renumbered, new_of_old, arcs)
+        arcs = relabelled_arc_values(graph, renumbered, new_of_old, given)
         moving_s = time.perf_counter() - started
+    if automatic:
+        delta = auto_delta(arcs)  # the mean arc weight: the same on the moved arcs
     program = WorklistProgram("sssp", sssp_step, weights=arcs, initial_value=np.inf, dtype=np.dtype(np.float64),
                               priority=True, gpu_worker=CudaKernel("apportion.apps._worklist_cuda", "sssp_worklist"))
     run = DistributedWorklist(renumbered, program, device_list, moved, routing=routing, delta=delta, batch=batch)
