@@ -87,8 +87,10 @@ def test_schedule_failed_device_chunks_rerun_elsewhere(models, n_chunks, policy,
     assert completed == fail_on - 1  # it dies on run fail_on, not before
     assert any(i.kind == "failed" for i in schedule.trace.intervals)
     assert schedule.trace.events
-    # after dying, the victim does nothing in later rounds
-    assert schedule.rounds[-1].chunks[victim] == 0
+    # after dying, the victim does nothing in later rounds (in its death round it may have finished some runs
+    # before the fatal one: a 700x faster device given both chunks of a round dies on the second)
+    died = failures[0]["round"]
+    assert all(r.chunks[victim] == 0 for r in schedule.rounds[died + 1:])
 
 
 def test_schedule_all_devices_dead_is_an_error():
