@@ -1,0 +1,243 @@
+"""Benchmark: the largest generated graph each partitioner handles on this machine (rmat and delaunay, doubling).
+
+    python benchmarks/partition_largest.py                       # from 2^23 vertices up, until every tool fails
+    python benchmarks/partition_largest.py --start 21 --max 26   # other sizes
+    python benchmarks/partition_largest.py --start 12 --max 13 --no-docs   # a quick check of the harness
+
+For each kind of graph the sizes double from 2^start until every tool has failed (or 2^max). Every step runs in
+a fresh process watched from here: the generator (which writes the graph as NumPy arrays, and as a METIS text
+file for KaMinPar), then apportion `default`, KaMinPar `default` and METIS (pymetis) at k = 64, ε = 0.03, on the
+same thread count, then a check of each partition's cut and balance. A process is killed when its resident
+memory passes `--memory-gb` (default: the machine's memory less 2 GB, so that the machine itself survives) or it
+runs past `--timeout` seconds; that is the tool's failure at that size, and it is not run on larger graphs. A
+generator failing ends the kind (no tool can be tried larger). Writes the table into docs/partition.md between
+`<!-- BEGIN partition-largest -->` and `<!-- END partition-largest -->`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _docs import write_generated_block
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "partition.md"
+KINDS = ("rmat", "delaunay")
+TOOLS = ("apportion default", "KaMinPar default", "METIS")
+K = 64
+EPSILON = 0.03
+
+_GENERATE = """
+import sys, numpy as np, apportion
+from apportion.graph.io import write_graph
+kind, log, npz, text = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+graph = apportion.generate(kind, n=1 << log, seed=0)
+np.savez(npz, indptr=graph.indptr, indices=graph.indices)
+if text != "-":
+    write_graph(graph, text)
+print(graph.n, graph.m)
+"""
+
+_PARTITION = """
+import sys, time, numpy as np
+tool, npz, text, out, k, threads, epsilon = sys.argv[1:8]
+k, threads, epsilon = int(k), int(threads), float(epsilon)
+if tool.startswith("apportion"):
+    import apportion
+    from apportion.graph.csr import Graph
+    apportion.partition(apportion.generate("grid2d", rows=8, cols=8), 2, threads=threads)  # load the JIT cache
+    d = np.load(npz)
+    g = Graph._trusted(d["indptr"], d["indices"], None, None, "g")
+    start = time.perf_counter()
+    part = apportion.partition(g, k, preset=tool.split()[1], threads=threads, seed=0, imbalance=epsilon).assignment
+elif tool == "METIS":
+    import pymetis
+    d = np.load(npz)
+    options = pymetis.Options()
+    options.seed = 0
+    start = time.perf_counter()
+    _, part = pymetis.part_graph(k, xadj=d["indptr"], adjncy=d["indices"], options=options)
+else:
+    import kaminpar
+    kg = kaminpar.load_graph(text, kaminpar.GraphFileFormat.METIS)
+    solver = kaminpar.KaMinPar(threads, kaminpar.default_context())
+    kaminpar.reseed(0)
+    start = time.perf_counter()
+    part = solver.compute_partition(kg, k, epsilon)
+seconds = time.perf_counter() - start
+np.save(out, np.asarray(part, dtype=np.int32))
+print(seconds)
+"""
+
+_CHECK = """
+import sys, numpy as np
+npz, part_file, k, epsilon = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+d = np.load(npz)
+indptr, indices, part = d["indptr"], d["indices"], np.load(part_file)
+n = indptr.shape[0] - 1
+cut = 0
+step = 1 << 20
+for lo in range(0, n, step):  # the arcs of a slice of the vertices at a time (no n-by-degree temporary)
+    hi = min(n, lo + step)
+    rows = np.repeat(np.arange(lo, hi), np.diff(indptr[lo:hi + 1]))
+    cut += int(np.count_nonzero(part[rows] != part[indices[indptr[lo]:indptr[hi]]]))
+cut //= 2
+weights = np.bincount(part, minlength=k)
+limit = np.floor((1 + epsilon) * np.ceil(n / k))
+print(cut, int(weights.shape[0] == k and np.all(weights <= limit)))
+"""
+
+
+def resident_kib(pid: int) -> int:
+    """A live process's resident set (VmRSS, KiB); 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    return 0
+
+
+def watched(args: list[str], memory_kib: int, timeout_s: float) -> tuple[str, str, float, int]:
+    """Run `args`, killing it past `memory_kib` resident or `timeout_s` seconds. Returns (stdout, failure
+    reason or "", seconds, peak resident KiB: the kernel's count for the finished process)."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(args, stdout=out, stderr=err, text=True)
+        peak, reason = 0, ""
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:  # finished: its exact peak resident set (ru_maxrss, KiB on Linux)
+                returncode = os.waitstatus_to_exitcode(status)
+                peak = max(peak, usage.ru_maxrss)
+                break
+            peak = max(peak, resident_kib(process.pid))
+            if peak > memory_kib:
+                reason = f"memory over {memory_kib / 2**20:.0f} GB"
+            elif time.perf_counter() - start > timeout_s:
+                reason = f"over {timeout_s / 60:.0f} min"
+            if reason:
+                process.kill()
+                os.wait4(process.pid, 0)
+                returncode = -9
+                break
+            time.sleep(0.2)
+        process.returncode = returncode  # reaped here, not by Popen
+        seconds = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if not reason and returncode != 0:
+        last = (stderr.strip().splitlines() or [f"exit {returncode}"])[-1]
+        reason = f"failed: {last[:80]}"
+    return stdout, reason, seconds, peak
+
+
+def machine_memory_kib() -> int:
+    with open("/proc/meminfo") as info:
+        for line in info:
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1])
+    raise RuntimeError("no MemTotal in /proc/meminfo")
+
+
+def largest_text(start: int, stop: int, threads: int, memory_kib: int, timeout_s: float) -> str:
+    """Double each kind from 2^start to 2^stop until every tool has failed; the generated markdown."""
+    tmp = Path(tempfile.mkdtemp(prefix="apportion-largest-"))
+    python = sys.executable
+    rows, summary = [], []
+    try:
+        for kind in KINDS:
+            alive = list(TOOLS)
+            largest: dict[str, str] = {tool: "–" for tool in TOOLS}
+            first_failure: dict[str, str] = {tool: "–" for tool in TOOLS}
+            for log in range(start, stop + 1):
+                if not alive:
+                    break
+                npz, text = tmp / "g.npz", tmp / "g.graph"
+                wants_text = "KaMinPar default" in alive
+                out, reason, seconds, peak = watched(
+                    [python, "-c", _GENERATE, kind, str(log), str(npz), str(text) if wants_text else "-"],
+                    memory_kib, timeout_s)
+                label = f"{kind} 2^{log}"
+                if reason:
+                    rows.append([label, "generator", f"{seconds:.0f}", f"{peak / 2**20:.2f}", "–", "–", reason])
+                    print(f"[largest] {label} generator: {reason}", flush=True)
+                    for tool in alive:
+                        first_failure[tool] = f"2^{log}: the generator failed ({reason})"
+                    break
+                n, m = (int(x) for x in out.split()[-2:])
+                rows.append([label, f"generated (n = {n:,}, m = {m:,})", f"{seconds:.0f}", f"{peak / 2**20:.2f}",
+                             "–", "–", ""])
+                for tool in list(alive):
+                    part = tmp / "part.npy"
+                    out, reason, _, peak = watched(
+                        [python, "-c", _PARTITION, tool, str(npz), str(text), str(part), str(K), str(threads),
+                         str(EPSILON)], memory_kib, timeout_s)
+                    cut, balanced = "–", "–"
+                    if not reason:
+                        checked, check_reason, _, _ = watched([python, "-c", _CHECK, str(npz), str(part), str(K),
+                                                               str(EPSILON)], memory_kib, timeout_s)
+                        if not check_reason:
+                            c, ok = checked.split()[-2:]
+                            cut, balanced = f"{int(c):,}", "yes" if ok == "1" else "NO"
+                        part.unlink(missing_ok=True)
+                    seconds_text = f"{float(out.split()[-1]):.1f}" if not reason else "–"
+                    rows.append(["", tool, seconds_text, f"{peak / 2**20:.2f}", cut, balanced, reason])
+                    print(f"[largest] {label} {tool}: {seconds_text} s, peak {peak / 2**20:.2f} GB, cut {cut}, "
+                          f"balanced {balanced} {reason}", flush=True)
+                    if reason:
+                        alive.remove(tool)
+                        first_failure[tool] = f"2^{log}: {reason}"
+                    else:
+                        largest[tool] = f"2^{log} ({seconds_text} s, {peak / 2**20:.2f} GB)"
+                text.unlink(missing_ok=True)
+                npz.unlink(missing_ok=True)
+            for tool in TOOLS:
+                summary.append([kind, tool, largest[tool], first_failure[tool]])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return (f"Mode `largest`, k = {K}, ε = {EPSILON}, {threads} threads, seed 0; sizes from 2^{start} doubling "
+            f"to 2^{stop}; each step in a fresh process, killed past {memory_kib / 2**20:.0f} GB resident or "
+            f"{timeout_s / 60:.0f} min; peak memory is the process's peak resident set (reading the graph included; the time "
+            f"is the partitioner's alone). A tool that fails is not run on larger graphs.\n\n"
+            + table(["graph", "tool", "largest partitioned (time, peak memory)", "first failure"], summary)
+            + "\n\nEvery step:\n\n"
+            + table(["graph", "step", "time (s)", "peak GB", "cut", "balanced", "failure"], rows))
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--start", type=int, default=23, metavar="LOG2", help="first size, 2^LOG2 vertices")
+    parser.add_argument("--max", type=int, default=27, metavar="LOG2", help="last size tried")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--memory-gb", type=float, default=None,
+                        help="kill a process past this resident memory (default: the machine's less 2 GB)")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="kill a process after this many seconds")
+    parser.add_argument("--no-docs", action="store_true", help="do not write docs/partition.md")
+    args = parser.parse_args()
+    limit = int(args.memory_gb * 2**20) if args.memory_gb else machine_memory_kib() - 2 * 2**20
+    text = largest_text(args.start, args.max, args.threads, limit, args.timeout)
+    print(text)
+    if not args.no_docs:
+        write_generated_block(DOCS, "partition-largest", text)
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())
