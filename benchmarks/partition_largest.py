@@ -26,12 +26,12 @@ import time
 from pathlib import Path
 
 from _docs import write_generated_block
+from partition import EPSILON, _LARGE_RUN, table  # the large suite's runner: one tool on the graph files
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "partition.md"
 KINDS = ("rmat", "delaunay")
 TOOLS = ("apportion default", "KaMinPar default", "METIS")
 K = 64
-EPSILON = 0.03
 
 _GENERATE = """
 import sys, numpy as np, apportion
@@ -42,37 +42,6 @@ np.savez(npz, indptr=graph.indptr, indices=graph.indices)
 if text != "-":
     write_graph(graph, text)
 print(graph.n, graph.m)
-"""
-
-_PARTITION = """
-import sys, time, numpy as np
-tool, npz, text, out, k, threads, epsilon = sys.argv[1:8]
-k, threads, epsilon = int(k), int(threads), float(epsilon)
-if tool.startswith("apportion"):
-    import apportion
-    from apportion.graph.csr import Graph
-    apportion.partition(apportion.generate("grid2d", rows=8, cols=8), 2, threads=threads)  # load the JIT cache
-    d = np.load(npz)
-    g = Graph._trusted(d["indptr"], d["indices"], None, None, "g")
-    start = time.perf_counter()
-    part = apportion.partition(g, k, preset=tool.split()[1], threads=threads, seed=0, imbalance=epsilon).assignment
-elif tool == "METIS":
-    import pymetis
-    d = np.load(npz)
-    options = pymetis.Options()
-    options.seed = 0
-    start = time.perf_counter()
-    _, part = pymetis.part_graph(k, xadj=d["indptr"], adjncy=d["indices"], options=options)
-else:
-    import kaminpar
-    kg = kaminpar.load_graph(text, kaminpar.GraphFileFormat.METIS)
-    solver = kaminpar.KaMinPar(threads, kaminpar.default_context())
-    kaminpar.reseed(0)
-    start = time.perf_counter()
-    part = solver.compute_partition(kg, k, epsilon)
-seconds = time.perf_counter() - start
-np.save(out, np.asarray(part, dtype=np.int32))
-print(seconds)
 """
 
 _CHECK = """
@@ -180,8 +149,8 @@ def largest_text(start: int, stop: int, threads: int, memory_kib: int, timeout_s
                 for tool in list(alive):
                     part = tmp / "part.npy"
                     out, reason, _, peak = watched(
-                        [python, "-c", _PARTITION, tool, str(npz), str(text), str(part), str(K), str(threads),
-                         str(EPSILON)], memory_kib, timeout_s)
+                        [python, "-c", _LARGE_RUN, tool, str(npz), str(text), str(part), str(K), str(threads)],
+                        memory_kib, timeout_s)
                     cut, balanced = "–", "–"
                     if not reason:
                         checked, check_reason, _, _ = watched([python, "-c", _CHECK, str(npz), str(part), str(K),
@@ -190,7 +159,7 @@ def largest_text(start: int, stop: int, threads: int, memory_kib: int, timeout_s
                             c, ok = checked.split()[-2:]
                             cut, balanced = f"{int(c):,}", "yes" if ok == "1" else "NO"
                         part.unlink(missing_ok=True)
-                    seconds_text = f"{float(out.split()[-1]):.1f}" if not reason else "–"
+                    seconds_text = f"{float(out.split()[-2]):.1f}" if not reason else "–"
                     rows.append(["", tool, seconds_text, f"{peak / 2**20:.2f}", cut, balanced, reason])
                     print(f"[largest] {label} {tool}: {seconds_text} s, peak {peak / 2**20:.2f} GB, cut {cut}, "
                           f"balanced {balanced} {reason}", flush=True)
@@ -212,12 +181,6 @@ def largest_text(start: int, stop: int, threads: int, memory_kib: int, timeout_s
             + table(["graph", "tool", "largest partitioned (time, peak memory)", "first failure"], summary)
             + "\n\nEvery step:\n\n"
             + table(["graph", "step", "time (s)", "peak GB", "cut", "balanced", "failure"], rows))
-
-
-def table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def main() -> int:
