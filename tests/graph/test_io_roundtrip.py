@@ -110,3 +110,24 @@ def test_write_is_atomic_on_failure(tmp_path, monkeypatch):
         write_graph(Graph.from_edges([0], [1]), target)
     assert target.read_text() == "old content\n"
     assert [p.name for p in tmp_path.iterdir()] == ["keep.graph"]
+
+
+@pytest.mark.parametrize("edge_weights", [False, True])
+@pytest.mark.parametrize("ncon", [0, 1, 3])
+def test_metis_writer_slices_give_the_same_file(edge_weights, ncon, tmp_path, monkeypatch):
+    # the vertex lines are formatted a slice of arcs at a time: slices of 3 arcs (a hub row longer than a slice,
+    # isolated vertices' empty lines at the end) must give the bytes of one slice holding everything
+    import apportion.graph.io.metis as metis
+
+    rng = np.random.default_rng(7)
+    graph = _random_graph(rng, 30, 2.5, edge_weights, ncon)
+    hub = Graph.from_edges(np.zeros(12, np.int64), np.arange(1, 13), None, n=16)
+    for g in (graph, hub):
+        whole, sliced = tmp_path / "whole.graph", tmp_path / "sliced.graph"
+        monkeypatch.setattr(metis, "WRITE_SLICE_ARCS", 1 << 30)
+        write_graph(g, whole)
+        monkeypatch.setattr(metis, "WRITE_SLICE_ARCS", 3)
+        assert len(metis.row_slices(g.indptr, 3)) > 3
+        write_graph(g, sliced)
+        assert sliced.read_bytes() == whole.read_bytes()
+        assert _same_structure(read_graph(sliced), g)
