@@ -3,6 +3,7 @@
     python benchmarks/partition_largest.py                       # from 2^23 vertices up, until every tool fails
     python benchmarks/partition_largest.py --start 21 --max 26   # other sizes
     python benchmarks/partition_largest.py --start 12 --max 13 --no-docs   # a quick check of the harness
+    python benchmarks/partition_largest.py --kinds delaunay --start 27 --max 27 --no-docs   # one step alone
 
 For each kind of graph the sizes double from 2^start until every tool has failed (or 2^max). Every step runs in
 a fresh process watched from here: the generator (which writes the graph as NumPy arrays, and as a METIS text
@@ -118,13 +119,14 @@ def machine_memory_kib() -> int:
     raise RuntimeError("no MemTotal in /proc/meminfo")
 
 
-def largest_text(start: int, stop: int, threads: int, memory_kib: int, timeout_s: float) -> str:
+def largest_text(start: int, stop: int, threads: int, memory_kib: int, timeout_s: float,
+                 kinds: tuple[str, ...] = KINDS) -> str:
     """Double each kind from 2^start to 2^stop until every tool has failed; the generated markdown."""
     tmp = Path(tempfile.mkdtemp(prefix="apportion-largest-"))
     python = sys.executable
     rows, summary = [], []
     try:
-        for kind in KINDS:
+        for kind in kinds:
             alive = list(TOOLS)
             largest: dict[str, str] = {tool: "–" for tool in TOOLS}
             first_failure: dict[str, str] = {tool: "–" for tool in TOOLS}
@@ -188,13 +190,18 @@ def main() -> int:
     parser.add_argument("--start", type=int, default=23, metavar="LOG2", help="first size, 2^LOG2 vertices")
     parser.add_argument("--max", type=int, default=27, metavar="LOG2", help="last size tried")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--kinds", default=",".join(KINDS), help="comma-separated kinds of graph (default: all)")
     parser.add_argument("--memory-gb", type=float, default=None,
                         help="kill a process past this resident memory (default: the machine's less 2 GB)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="kill a process after this many seconds")
     parser.add_argument("--no-docs", action="store_true", help="do not write docs/partition.md")
     args = parser.parse_args()
     limit = int(args.memory_gb * 2**20) if args.memory_gb else machine_memory_kib() - 2 * 2**20
-    text = largest_text(args.start, args.max, args.threads, limit, args.timeout)
+    kinds = tuple(args.kinds.split(","))
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        parser.error(f"unknown kind {unknown[0]!r}: choose from {', '.join(KINDS)}")
+    text = largest_text(args.start, args.max, args.threads, limit, args.timeout, kinds)
     print(text)
     if not args.no_docs:
         write_generated_block(DOCS, "partition-largest", text)
