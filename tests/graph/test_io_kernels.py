@@ -58,6 +58,14 @@ def test_pair_builders_match_scipy(n, data):
     assert adjacency.dtype == np.int32
     assert np.array_equal(indptr, reference.indptr)
     assert np.array_equal(adjacency, reference.indices)
+    # the generators' form: the keys written over src (consumed), the same graph
+    frozen = src.copy()
+    frozen.setflags(write=False)
+    for pairs in (src.copy(), frozen):  # a read-only src is never written
+        indptr, adjacency = K.simple_graph_csr(pairs, dst, n, np.int32, overwrite_src=True)
+        assert np.array_equal(indptr, reference.indptr)
+        assert np.array_equal(adjacency, reference.indices)
+    assert np.array_equal(frozen, src)
 
 
 def test_row_order_fault_and_transpose():

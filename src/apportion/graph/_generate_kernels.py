@@ -12,16 +12,18 @@ import numpy as np
 from numba import njit, prange
 
 
-def symmetric_csr(lo: np.ndarray, hi: np.ndarray, n: int, index_dtype) -> tuple[np.ndarray, np.ndarray]:
+def symmetric_csr(lo: np.ndarray, hi: np.ndarray, n: int, index_dtype, *,
+                  overwrite_lo: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """CSR (indptr int64, sorted neighbour ids of `index_dtype`) of the undirected simple graph on the pairs
-    (lo[e], hi[e]). Self-loops are dropped and repeated pairs (in either direction) become one edge.
+    (lo[e], hi[e]). Self-loops are dropped and repeated pairs (in either direction) become one edge. With
+    `overwrite_lo`, `lo` may be overwritten (it holds the pair keys: one array of the pairs' size less).
 
     The readers' builder (`graph.io._parse_kernels.simple_graph_csr`: NumPy's sort of the canonical pair keys,
     then one counting-sort pass that leaves the rows sorted), so generators and readers share one kernel.
     """
     from apportion.graph.io._parse_kernels import simple_graph_csr
 
-    return simple_graph_csr(lo, hi, n, index_dtype)
+    return simple_graph_csr(lo, hi, n, index_dtype, overwrite_src=overwrite_lo)
 
 
 @njit(cache=True, nogil=True)

@@ -51,11 +51,16 @@ ER_MAX_N = math.isqrt((1 << 63) - 1)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+#: rmat relabels its raw pairs in slices of this many (the temporary of a slice instead of a copy of all of them)
+RELABEL_SLICE = 1 << 22
+
+
 def _graph_from_pairs(lo: np.ndarray, hi: np.ndarray, n: int, name: str) -> Graph:
-    """The simple undirected graph on the given pairs (self-loops dropped, repeats merged)."""
+    """The simple undirected graph on the given pairs (self-loops dropped, repeats merged). The pairs are the
+    generator's own and are consumed: `lo`'s buffer holds the pair keys while the CSR is built."""
     from apportion.graph._generate_kernels import symmetric_csr
 
-    indptr, indices = symmetric_csr(lo, hi, n, index_dtype(n))
+    indptr, indices = symmetric_csr(lo, hi, n, index_dtype(n), overwrite_lo=True)
     return Graph._trusted(indptr, indices, None, None, name)
 
 
@@ -371,7 +376,9 @@ def rmat_pairs(scale: int, seed: int = 0, *, edge_factor: int = RMAT_EDGE_FACTOR
     src, dst = kronecker_pairs(scale, total, float(a), float(b), float(c), chunk_seeds, chunk)
     if permute:
         labels = rng.permutation(n)
-        src, dst = labels[src], labels[dst]
+        for pairs_end in (src, dst):  # relabelled in place, a slice at a time: no second copy of the pairs
+            for lo in range(0, total, RELABEL_SLICE):
+                pairs_end[lo:lo + RELABEL_SLICE] = labels[pairs_end[lo:lo + RELABEL_SLICE]]
     return src, dst
 
 

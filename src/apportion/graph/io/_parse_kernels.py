@@ -472,9 +472,12 @@ def scatter_sorted_pairs(keys, n, adjacency):
     return indptr, indptr[n]
 
 
-def simple_graph_csr(src: np.ndarray, dst: np.ndarray, n: int, index_dtype) -> tuple[np.ndarray, np.ndarray]:
+def simple_graph_csr(src: np.ndarray, dst: np.ndarray, n: int, index_dtype, *,
+                     overwrite_src: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """CSR (indptr int64, sorted neighbour ids of `index_dtype`) of the undirected simple graph on the pairs
-    {src[i], dst[i]} (ids in 0..n-1): self-loops dropped, repeated pairs (either direction) merged.
+    {src[i], dst[i]} (ids in 0..n-1): self-loops dropped, repeated pairs (either direction) merged. With
+    `overwrite_src` the keys are written over `src` when it is a writable int64 array (`pair_keys` writes key k
+    only after reading pair i ≥ k), instead of into an array of their own.
 
     `pair_keys` gives the canonical keys min·n + max, NumPy's vectorised sort puts them in order, and
     `scatter_sorted_pairs` writes the CSR in one pass with the rows already sorted and repeats skipped:
@@ -482,7 +485,8 @@ def simple_graph_csr(src: np.ndarray, dst: np.ndarray, n: int, index_dtype) -> t
     """
     src = np.ascontiguousarray(src, dtype=np.int64)  # one kernel signature
     dst = np.ascontiguousarray(dst, dtype=np.int64)
-    keys = np.empty(src.shape[0], dtype=np.int64)
+    reuse = overwrite_src and src.flags.writeable
+    keys = src if reuse else np.empty(src.shape[0], dtype=np.int64)
     count = pair_keys(src, dst, np.int64(max(n, 1)), keys)
     keys = keys[:count]
     if count > 1 and not (keys[1:] >= keys[:-1]).all():  # lattices and ordered files come sorted
