@@ -177,7 +177,8 @@ def balance_search(watch: Stopwatch, evaluate: Evaluate, sample: Any, start: flo
     bracket's two measured d (regula falsi, with Illinois halving when one end stays put), or, after the
     first point, the split that balances the sides if each side's time is proportional to its share (after
     that, while one end is still unmeasured, the bracket's middle); a guess that falls on a measured threshold
-    or outside the open bracket is replaced by the bracket's middle. It stops when the bracket is two adjacent
+    or outside the open bracket is replaced by the threshold inside the bracket next to the end it is nearer
+    (the zero is there: a bracket [2, 5] whose line crosses at 4.94 tries 4 next, not 3), or by the middle. It stops when the bracket is two adjacent
     thresholds or after `most_runs` runs. Needs `evaluate` to report the parts (`Evaluate`); a run without them
     counts as balanced."""
     def difference(t: int) -> float:
@@ -220,7 +221,10 @@ def balance_search(watch: Stopwatch, evaluate: Evaluate, sample: Any, start: flo
                 (lo + hi) / 2.0
         t = int(round(guess))
         if not lo < t < hi or float(t) in watch.tried:
-            t = (lo + hi) // 2
+            # the guess rounds onto a measured end: the zero lies next to it, so try its neighbour inside
+            t = hi - 1 if abs(guess - hi) < abs(guess - lo) else lo + 1
+            if not lo < t < hi or float(t) in watch.tried:
+                t = (lo + hi) // 2
     for end in (low, high):
         watch.run(evaluate, sample, float(end))
     return best_of(watch.tried)
