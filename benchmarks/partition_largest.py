@@ -196,6 +196,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=1800.0, help="kill a process after this many seconds")
     parser.add_argument("--no-docs", action="store_true", help="do not write docs/partition.md")
     args = parser.parse_args()
+    if args.memory_gb is not None and args.memory_gb <= 0 or args.timeout <= 0 or args.start > args.max:
+        parser.error("--memory-gb and --timeout must be positive and --start at most --max")
     limit = int(args.memory_gb * 2**20) if args.memory_gb else machine_memory_kib() - 2 * 2**20
     kinds = tuple(args.kinds.split(","))
     unknown = sorted(set(kinds) - set(KINDS))
