@@ -274,8 +274,9 @@ def test_heavy_tailed_variant_turns_fm_off_only_on_heavy_tailed_graphs(monkeypat
     from apportion.partitioning.vertex.options import Variant, preset_options
 
     calls = []
-    original = refine_module.kway_fm
-    monkeypatch.setattr(refine_module, "kway_fm", lambda *a: calls.append(a[8]) or original(*a))
+    for kernel in ("kway_fm", "kway_fm_cached"):  # the plain kernel and the gain-cache one (a[8]: passes)
+        original = getattr(refine_module, kernel)
+        monkeypatch.setattr(refine_module, kernel, lambda *a, original=original: calls.append(a[8]) or original(*a))
     n = 401  # a star with a path through its leaves: max degree 400 against an average of about 4
     src = np.concatenate([np.zeros(n - 1, dtype=np.int64), np.arange(1, n - 1)])
     dst = np.concatenate([np.arange(1, n), np.arange(2, n)])

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from apportion._chunked import run_chunked, thread_budget
+from apportion.partitioning.vertex._fm_gain_cache_kernels import fill_gain_cache_chunk, kway_fm_cached
 from apportion.partitioning.vertex._refine_kernels import (
-    accept_requests, afterburner, apply_if_not_worse, boundary_vertices, file_requests, kway_fm,
-    touched_vertices)
+    EXACT_UPDATE_DEGREE, accept_requests, afterburner, apply_if_not_worse, boundary_vertices, file_requests,
+    kway_fm, touched_vertices)
 from apportion.partitioning.vertex.boundary import all_boundary_vertices
 from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph
@@ -66,19 +67,53 @@ def refine_two_direction(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ma
     return moved, boundary
 
 
+#: the gain cache (n · k entries) is used only while it has at most this many entries per arc of the graph
+GAIN_CACHE_ENTRIES_PER_ARC = 2.0
+
+
+def use_gain_cache(graph: LevelGraph, k: int) -> bool:
+    """Whether k-way FM keeps a gain cache on this level (`_fm_gain_cache_kernels`): where the graph has hubs
+    (a vertex of degree above EXACT_UPDATE_DEGREE, whose key the plain kernel can only keep towards one block)
+    and the cache's n · k entries are at most GAIN_CACHE_ENTRIES_PER_ARC per arc. Without hubs the plain kernel's
+    keys are exact already and its O(deg) recount is cheaper than an O(k) row scan."""
+    arcs = graph.indices.shape[0]
+    if graph.n == 0 or arcs == 0 or graph.n * k > GAIN_CACHE_ENTRIES_PER_ARC * arcs:
+        return False
+    return int(np.diff(graph.indptr).max()) > EXACT_UPDATE_DEGREE
+
+
+def gain_cache(graph: LevelGraph, part: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(conn, degree_weight): every vertex's edge weight into each block (n · k entries, row-major; int32 when
+    the total edge weight allows) and into all blocks, filled in parallel."""
+    total = int(graph.edge_weights.sum()) if graph.edge_weights.shape[0] else 0
+    dtype = np.int32 if total < 2**31 - 1 else np.int64
+    conn = np.zeros(graph.n * k, dtype=dtype)
+    degree_weight = np.empty(graph.n, dtype=np.int64)
+    chunks = max(1, min(64, graph.n // 4096))
+    run_chunked(fill_gain_cache_chunk, chunks, graph.indptr, graph.indices, graph.edge_weights, part, k, conn,
+                degree_weight)
+    return conn, degree_weight
+
+
 def refine_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray, passes: int,
               stop_fraction: float, seed: int, vertices: np.ndarray | None = None,
-              min_improvement: float = 0.0) -> int:
+              min_improvement: float = 0.0, cached: bool | None = None) -> int:
     """k-way FM with rollback to the best prefix, seeded from `vertices` (a superset of the boundary; all
     vertices when None); passes stop early once one gains less than `min_improvement` of the cut. Never
-    increases the cut; every move fits its block. Updates part and bw; returns the cut decrease."""
+    increases the cut; every move fits its block. With a gain cache where `use_gain_cache` says (or as `cached`
+    forces). Updates part and bw; returns the cut decrease."""
     if passes <= 0 or graph.n == 0:
         return 0
     if vertices is None:
         vertices = np.arange(graph.n, dtype=np.int32)
+    k = bw.shape[0]
+    if use_gain_cache(graph, k) if cached is None else cached:
+        conn, degree_weight = gain_cache(graph, part, k)
+        return int(kway_fm_cached(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
+                                  max_weights, k, passes, stop_fraction, vertices, float(min_improvement), conn,
+                                  degree_weight))
     return int(kway_fm(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
-                       max_weights, bw.shape[0], passes, stop_fraction, seed, vertices,
-                       float(min_improvement)))
+                       max_weights, k, passes, stop_fraction, seed, vertices, float(min_improvement)))
 
 
 def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ctx: PartitionContext, seed: int) -> None:

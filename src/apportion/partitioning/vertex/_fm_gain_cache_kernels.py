@@ -1,0 +1,192 @@
+"""k-way FM with a gain cache: every vertex's connection to every block kept up to date, so that each key in the
+heap is the exact gain of the vertex's best feasible move, hubs included.
+
+The plain kernel (`_refine_kernels.kway_fm`) recounts a neighbour's connections from its adjacency after every
+move, which is O(Σ deg²) around hubs; it therefore keeps a hub's key as its gain towards one block only (the one
+it aimed at when last recounted). On heavy-tailed graphs that key goes stale: a hub's best block changes as its
+many neighbours move, so hubs move late or never, and the leaves that would follow them stay put. On the finest
+level of rmat 2^20 at k = 64 (`benchmarks/partition.py`'s graph, the same input to both kernels), the plain
+kernel lowered the cut by 177 k (14.33 M → 14.15 M); the same kernel with exact keys lowers it by 2.76 M, to
+11.57 M (the plain kernel with the hub trick put back on top of the cache: 177 k again).
+
+The cache `conn` is a dense n × k array (row v: the weight of v's edges into each block), filled in parallel by
+`fill_gain_cache_chunk` and updated in O(deg) per move (and per undone move): moving v from a to b subtracts
+w(v, u) from conn[u, a] and adds it to conn[u, b] for every neighbour u. A vertex's best move is then an O(k)
+scan of its row. It is used where the graph has hubs and the cache is not much larger than the graph
+(`refine.use_gain_cache`).
+
+The heap is lazy about decreases: after a move, a neighbour's key is raised when its best gain rose and left
+alone when it fell; the popped vertex's gain is recounted from its row, and it goes back with the lower key
+when that is below the key it was popped with (as in the plain kernel). Decreases were most of the heap's
+work (sift-downs through a heap of all boundary vertices); rmat 2^20, k = 8, finest level: 36 s → 25 s for the
+same gain.
+
+Moves, rollback to the best prefix, patience and stopping are those of the plain kernel (see its docstring).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from apportion._kernels.heap import heap_pop, heap_push_or_update
+from apportion.partitioning.vertex._partition_kernels import fits
+from apportion.partitioning.vertex._refine_kernels import FM_MIN_PATIENCE
+
+#: `pos` of a vertex moved in the current pass (out of the heap and not to be put back before the pass ends)
+MOVED = -2
+
+
+@njit(cache=True, nogil=True)
+def fill_gain_cache_chunk(first, stride, chunks, indptr, indices, edge_weights, part, k, conn, degree_weight):
+    """Chunks first, first + stride, ... of `chunks` vertex slices: conn[v * k + b] = the weight of v's edges
+    into block b (conn zero on entry), degree_weight[v] = the weight of all of v's edges."""
+    n = indptr.shape[0] - 1
+    for chunk in range(first, chunks, stride):
+        for v in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+            total = 0
+            row = v * k
+            for e in range(indptr[v], indptr[v + 1]):
+                w = edge_weights[e]
+                conn[row + part[indices[e]]] += w
+                total += w
+            degree_weight[v] = total
+
+
+@njit(cache=True, nogil=True)
+def cached_best_move(v, conn, k, part, bw, vertex_weights, max_weights):
+    """The best feasible move of v from its cache row: (block, gain) or (-1, 0). Ties go to the block with
+    the lower load relative to its limit (as `_refine_kernels.best_move`)."""
+    own = part[v]
+    row = v * k
+    best = -1
+    best_conn = -1
+    best_load = 2.0
+    for b in range(k):
+        cb = conn[row + b]
+        if cb <= 0 or b == own or cb < best_conn:
+            continue
+        if not fits(bw, b, vertex_weights, v, max_weights):
+            continue
+        load = bw[b, 0] / max(max_weights[b, 0], 1)
+        if cb > best_conn or load < best_load:
+            best = b
+            best_conn = cb
+            best_load = load
+    if best < 0:
+        return -1, 0
+    return best, best_conn - conn[row + own]
+
+
+@njit(cache=True, nogil=True)
+def _move(v, a, b, indptr, indices, edge_weights, vertex_weights, part, bw, conn, k):
+    """Move v from block a to block b: part, block weights and the neighbours' cache rows."""
+    for c in range(vertex_weights.shape[1]):
+        bw[a, c] -= vertex_weights[v, c]
+        bw[b, c] += vertex_weights[v, c]
+    part[v] = b
+    for e in range(indptr[v], indptr[v + 1]):
+        row = indices[e] * k
+        w = edge_weights[e]
+        conn[row + a] -= w
+        conn[row + b] += w
+
+
+@njit(cache=True, nogil=True)
+def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, k, passes,
+                   stop_fraction, vertices, min_improvement, conn, degree_weight):
+    """k-way FM (module docstring) on a filled gain cache (`conn`, n · k entries, and `degree_weight`, as
+    `fill_gain_cache_chunk` leaves them; both are kept exact for the final `part`). Seeded from `vertices` (a
+    superset of the boundary); later passes add the vertices the previous one moved and their neighbours.
+    Updates part and bw; returns the total cut decrease."""
+    n = indptr.shape[0] - 1
+    listed = np.zeros(n, dtype=np.bool_)
+    candidates = np.empty(n, dtype=np.int32)
+    ncand = vertices.shape[0]
+    for i in range(ncand):
+        candidates[i] = vertices[i]
+        listed[vertices[i]] = True
+    heap = np.empty(n, dtype=np.int32)
+    key = np.zeros(n, dtype=np.int64)
+    pos = np.full(n, -1, dtype=np.int64)
+    size = np.zeros(1, dtype=np.int64)
+    log_vertex = np.empty(n, dtype=np.int32)
+    log_from = np.empty(n, dtype=np.int32)
+    twice_cut = 0
+    for i in range(ncand):
+        v = candidates[i]
+        twice_cut += degree_weight[v] - conn[v * k + part[v]]
+    total_gain = 0
+    for p in range(passes):
+        boundary = 0
+        for i in range(ncand):
+            v = candidates[i]
+            if conn[v * k + part[v]] == degree_weight[v]:
+                continue  # every edge inside its block: not on the boundary
+            boundary += 1
+            b, g = cached_best_move(v, conn, k, part, bw, vertex_weights, max_weights)
+            if b >= 0:
+                heap_push_or_update(heap, key, pos, size, v, g)
+        limit = max(FM_MIN_PATIENCE, int(stop_fraction * boundary))
+        moves = 0
+        current = 0
+        best = 0
+        best_moves = 0
+        since_best = 0
+        while size[0] > 0:
+            v = heap_pop(heap, key, pos, size)
+            popped = key[v]
+            b, g = cached_best_move(v, conn, k, part, bw, vertex_weights, max_weights)
+            if b < 0:
+                continue
+            if g < popped:  # its key was stale (decreases are lazy): back with the exact one
+                heap_push_or_update(heap, key, pos, size, v, g)
+                continue
+            own = part[v]
+            _move(v, own, b, indptr, indices, edge_weights, vertex_weights, part, bw, conn, k)
+            pos[v] = MOVED
+            log_vertex[moves] = v
+            log_from[moves] = own
+            moves += 1
+            current += g
+            if current > best:
+                best = current
+                best_moves = moves
+                since_best = 0
+            else:
+                since_best += 1
+            for e in range(indptr[v], indptr[v + 1]):
+                u = indices[e]
+                if part[u] == b:
+                    continue  # in v's new block: u's gains only fell (lazy)
+                at = pos[u]
+                if at == MOVED:
+                    continue  # moved in this pass
+                bu, gu = cached_best_move(u, conn, k, part, bw, vertex_weights, max_weights)
+                if bu >= 0 and (at < 0 or gu > key[u]):
+                    heap_push_or_update(heap, key, pos, size, u, gu)
+            if since_best > limit:
+                break
+        while size[0] > 0:
+            heap_pop(heap, key, pos, size)
+        for i in range(moves):
+            pos[log_vertex[i]] = -1  # no longer MOVED
+        for i in range(moves - 1, best_moves - 1, -1):
+            v = log_vertex[i]
+            _move(v, part[v], log_from[i], indptr, indices, edge_weights, vertex_weights, part, bw, conn, k)
+        total_gain += best
+        if best <= 0 or best < min_improvement * (twice_cut // 2):
+            break
+        for i in range(best_moves):
+            v = log_vertex[i]
+            if not listed[v]:
+                listed[v] = True
+                candidates[ncand] = v
+                ncand += 1
+            for e in range(indptr[v], indptr[v + 1]):
+                u = indices[e]
+                if not listed[u]:
+                    listed[u] = True
+                    candidates[ncand] = u
+                    ncand += 1
+    return total_gain
