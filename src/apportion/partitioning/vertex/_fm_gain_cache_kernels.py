@@ -31,7 +31,8 @@ from numba import njit
 
 from apportion._kernels.heap import heap_pop, heap_push_or_update
 from apportion.partitioning.vertex._partition_kernels import fits
-from apportion.partitioning.vertex._refine_kernels import FM_MIN_PATIENCE
+from apportion.partitioning.vertex._refine_kernels import (
+    FM_MIN_PATIENCE, fm_candidates, list_moved_and_neighbours)
 
 #: `pos` of a vertex moved in the current pass (out of the heap and not to be put back before the pass ends)
 MOVED = -2
@@ -100,12 +101,7 @@ def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_
     superset of the boundary); later passes add the vertices the previous one moved and their neighbours.
     Updates part and bw; returns the total cut decrease."""
     n = indptr.shape[0] - 1
-    listed = np.zeros(n, dtype=np.bool_)
-    candidates = np.empty(n, dtype=np.int32)
-    ncand = vertices.shape[0]
-    for i in range(ncand):
-        candidates[i] = vertices[i]
-        listed[vertices[i]] = True
+    listed, candidates, ncand = fm_candidates(n, vertices)
     heap = np.empty(n, dtype=np.int32)
     key = np.zeros(n, dtype=np.int64)
     pos = np.full(n, -1, dtype=np.int64)
@@ -177,16 +173,5 @@ def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_
         total_gain += best
         if best <= 0 or best < min_improvement * (twice_cut // 2):
             break
-        for i in range(best_moves):
-            v = log_vertex[i]
-            if not listed[v]:
-                listed[v] = True
-                candidates[ncand] = v
-                ncand += 1
-            for e in range(indptr[v], indptr[v + 1]):
-                u = indices[e]
-                if not listed[u]:
-                    listed[u] = True
-                    candidates[ncand] = u
-                    ncand += 1
+        ncand = list_moved_and_neighbours(indptr, indices, log_vertex, best_moves, listed, candidates, ncand)
     return total_gain

@@ -251,6 +251,37 @@ def apply_if_not_worse(indptr, indices, edge_weights, vertex_weights, part, bw, 
 
 
 @njit(cache=True, nogil=True)
+def fm_candidates(n, vertices):
+    """(listed flags, the candidate list with room for every vertex, its length): an FM run's first seeds."""
+    listed = np.zeros(n, dtype=np.bool_)
+    candidates = np.empty(n, dtype=np.int32)
+    ncand = vertices.shape[0]
+    for i in range(ncand):
+        candidates[i] = vertices[i]
+        listed[vertices[i]] = True
+    return listed, candidates, ncand
+
+
+@njit(cache=True, nogil=True)
+def list_moved_and_neighbours(indptr, indices, moved, count, listed, candidates, ncand):
+    """Append moved[:count] and their neighbours to the candidates (each vertex once): the next FM pass's
+    seeds. Returns the new length."""
+    for i in range(count):
+        v = moved[i]
+        if not listed[v]:
+            listed[v] = True
+            candidates[ncand] = v
+            ncand += 1
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if not listed[u]:
+                listed[u] = True
+                candidates[ncand] = u
+                ncand += 1
+    return ncand
+
+
+@njit(cache=True, nogil=True)
 def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, k, passes, stop_fraction,
             seed, vertices, min_improvement):
     """k-way Fiduccia-Mattheyses refinement (Fiduccia and Mattheyses 1982; Sanders and Schulz, KaFFPa).
@@ -268,12 +299,7 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
     """
     n = indptr.shape[0] - 1
     ncon = vertex_weights.shape[1]
-    listed = np.zeros(n, dtype=np.bool_)
-    candidates = np.empty(n, dtype=np.int32)
-    ncand = vertices.shape[0]
-    for i in range(ncand):
-        candidates[i] = vertices[i]
-        listed[vertices[i]] = True
+    listed, candidates, ncand = fm_candidates(n, vertices)
     conn = np.zeros(k, dtype=np.int64)
     touched = np.zeros(k, dtype=np.int32)
     heap = np.empty(n, dtype=np.int32)
@@ -390,16 +416,5 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
         total_gain += best
         if best <= 0 or best < min_improvement * (twice_cut // 2):
             break
-        for i in range(best_moves):
-            v = log_vertex[i]
-            if not listed[v]:
-                listed[v] = True
-                candidates[ncand] = v
-                ncand += 1
-            for e in range(indptr[v], indptr[v + 1]):
-                u = indices[e]
-                if not listed[u]:
-                    listed[u] = True
-                    candidates[ncand] = u
-                    ncand += 1
+        ncand = list_moved_and_neighbours(indptr, indices, log_vertex, best_moves, listed, candidates, ncand)
     return total_gain
