@@ -89,8 +89,11 @@ def cut_and_ok(graph, part, k, shares=None):
     shares = np.full(k, 1 / k) if shares is None else shares
     vw = graph.vertex_weight_vector()
     bw = np.bincount(part, weights=vw, minlength=k)
-    limit = np.floor((1 + EPSILON) * shares * vw.sum() + 1e-9)
-    return cut, bool(np.all(bw <= limit)), float((bw / (shares * vw.sum())).max() - 1)
+    # METIS's and KaMinPar's definition, which apportion uses: floor((1 + ε) · ⌈share · W⌉) (the share rounded up
+    # to a whole weight first: a block of a skewed 64-way split may hold 1 + ε times its rounded-up target)
+    whole = np.ceil(shares * vw.sum() * (1.0 - 1e-12) - 1e-9)
+    limit = np.floor((1 + EPSILON) * whole * (1.0 + 1e-12) + 1e-9)
+    return cut, bool(np.all(bw <= limit)), float((bw / whole).max() - 1)
 
 
 def geomean(values):

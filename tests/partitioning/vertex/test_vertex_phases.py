@@ -250,6 +250,7 @@ def test_gain_cache_is_used_where_hubs_are_and_the_cache_is_small():
     dst = np.concatenate([np.arange(1, n), np.arange(2, n)])
     star = LevelGraph.from_graph(Graph.from_edges(src, dst, n=n))
     assert use_gain_cache(star, 4)
+    assert not use_gain_cache(star, 2)  # two blocks: the plain kernel's one-block hub keys are exact
     assert not use_gain_cache(star, 16)  # 401 · 16 entries > 2 per arc
     assert not use_gain_cache(LevelGraph.from_graph(grid(20, 20)), 2)  # no hubs: the plain kernel is exact
 

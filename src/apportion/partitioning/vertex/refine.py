@@ -73,11 +73,12 @@ GAIN_CACHE_ENTRIES_PER_ARC = 2.0
 
 def use_gain_cache(graph: LevelGraph, k: int) -> bool:
     """Whether k-way FM keeps a gain cache on this level (`_fm_gain_cache_kernels`): where the graph has hubs
-    (a vertex of degree above EXACT_UPDATE_DEGREE, whose key the plain kernel can only keep towards one block)
-    and the cache's n · k entries are at most GAIN_CACHE_ENTRIES_PER_ARC per arc. Without hubs the plain kernel's
-    keys are exact already and its O(deg) recount is cheaper than an O(k) row scan."""
+    (a vertex of degree above EXACT_UPDATE_DEGREE, whose key the plain kernel can only keep towards one block),
+    k ≥ 3 (with two blocks that one block is the only other, so the plain kernel's keys are exact) and the
+    cache's n · k entries are at most GAIN_CACHE_ENTRIES_PER_ARC per arc. Without hubs the plain kernel's keys
+    are exact already and its O(deg) recount is cheaper than an O(k) row scan."""
     arcs = graph.indices.shape[0]
-    if graph.n == 0 or arcs == 0 or graph.n * k > GAIN_CACHE_ENTRIES_PER_ARC * arcs:
+    if k < 3 or graph.n == 0 or arcs == 0 or graph.n * k > GAIN_CACHE_ENTRIES_PER_ARC * arcs:
         return False
     return int(np.diff(graph.indptr).max()) > EXACT_UPDATE_DEGREE
 
