@@ -7,7 +7,8 @@ it aimed at when last recounted). On heavy-tailed graphs that key goes stale: a 
 many neighbours move, so hubs move late or never, and the leaves that would follow them stay put. Same input to
 both kernels (the finest level of rmat 2^20 at k = 64 as `default` hands it to FM): the plain kernel lowered the
 cut by 177 k (14.33 M → 14.15 M), this one by 2.97 M (→ 11.36 M); the cache with the one-block hub keys put back
-on top: 177 k again. At k = 8 (same kind of input): 3.56 M in 34 s against 5.09 M in 17-20 s.
+on top: 177 k again (these figures from the lazier heap described below; exact keys: 2.83 M). At k = 8
+(same kind of input): 3.56 M in 34 s against 5.12 M in 29 s.
 
 The cache `conn` is a dense n × k array (row v: the weight of v's edges into each block), filled in parallel by
 `fill_gain_cache_chunk` and updated in O(deg) per move (and per undone move): moving v from a to b subtracts
@@ -15,12 +16,14 @@ w(v, u) from conn[u, a] and adds it to conn[u, b] for every neighbour u. A verte
 scan of its row. It is used where the graph has hubs and the cache is not much larger than the graph
 (`refine.use_gain_cache`).
 
-The heap is lazy about decreases: after a move, a neighbour's key is raised when its best gain rose and left
-alone when it fell — a neighbour in v's new block is not even rescanned, all its gains fell — and a popped
-vertex is recounted from its row and goes back with the exact key when that is below the one it was popped with
-(as in the plain kernel). Decreases were most of the heap's work (sift-downs through a heap of all boundary
-vertices): k = 8 input above, 36 s → 25 s for the same gain. A vertex moved in the pass is marked in `pos`
-(MOVED) rather than in an array of its own, one memory access less per neighbour.
+After a move every neighbour not yet moved in the pass is rescanned and its key set to its exact best gain
+(raised, lowered, or the vertex taken out of the heap when no block can take it), as in the plain kernel. A
+lazier heap — keys only raised, a neighbour in v's new block not rescanned at all, stale keys corrected when
+popped — was a third faster on rmat 2^20 at k = 8 and found as much there, but lost the partitions whose core
+sits in one large block: rmat 2^18 with targets 4:2:1:1, seeds 1 and 2, 752k and 627k cut edges against the
+plain kernel's 159k and 157k (exact keys: 169k and 169k; the plain kernel with equal targets 1.88M and 1.89M,
+exact keys 0.96M and 0.94M). A vertex moved in the pass is marked in `pos` (MOVED) rather than in an array of
+its own, one memory access less per neighbour.
 
 Moves, rollback to the best prefix, patience and stopping are those of the plain kernel (see its docstring).
 """
@@ -30,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from apportion._kernels.heap import heap_pop, heap_push_or_update
+from apportion._kernels.heap import heap_pop, heap_push_or_update, heap_remove
 from apportion.partitioning.vertex._partition_kernels import fits
 from apportion.partitioning.vertex._refine_kernels import (
     FM_MIN_PATIENCE, fm_candidates, list_moved_and_neighbours)
@@ -154,13 +157,14 @@ def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_
                 since_best += 1
             for e in range(indptr[v], indptr[v + 1]):
                 u = indices[e]
-                if part[u] == b:
-                    continue  # in v's new block: u's gains only fell (lazy)
                 at = pos[u]
                 if at == MOVED:
                     continue  # moved in this pass
                 bu, gu = cached_best_move(u, conn, k, part, bw, vertex_weights, max_weights)
-                if bu >= 0 and (at < 0 or gu > key[u]):
+                if bu < 0:
+                    if at >= 0:
+                        heap_remove(heap, key, pos, size, u)
+                else:
                     heap_push_or_update(heap, key, pos, size, u, gu)
             if since_best > limit:
                 break
