@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import secrets
 import sys
-import tempfile
 from pathlib import Path
 from typing import IO, Iterator
 
@@ -58,18 +58,33 @@ def check_writable(path: str | os.PathLike) -> None:
 
 
 def _temporary(path: str | os.PathLike, suffix: str) -> tuple[int, str]:
-    """mkstemp next to `path`, with errors naming `path` (the temporary name means nothing to the user)."""
+    """A new file `.NAME.XXXXXXXX<suffix>` next to `path` (created exclusively, mode 0600, like mkstemp), with
+    errors naming `path` (the temporary name means nothing to the user).
+
+    The name joins `_unfinished` *before* the file is created: an interrupt handled between the creation and
+    the registration (the signal handler runs between two bytecodes) would otherwise leave the file behind —
+    it did, once, in the CI run of 2026-11-26, with the interrupt test sending SIGINT the moment the file
+    appeared on a loaded machine. Unlinking a name whose file does not exist yet is harmless."""
     check_writable(path)
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=folder)
-    except PermissionError:
-        raise InputError(f"cannot write: permission denied in the folder {str(folder)!r}", path=str(path)) from None
-    except OSError as error:
-        raise InputError(f"cannot write: {error.strerror or error}", path=str(path)) from None
-    _unfinished.add(tmp_name)
-    return fd, tmp_name
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp_name = os.path.abspath(os.path.join(folder, f".{target.name}.{secrets.token_hex(4)}{suffix}"))
+        _unfinished.add(tmp_name)
+        try:
+            return os.open(tmp_name, flags, 0o600), tmp_name
+        except FileExistsError:
+            _unfinished.discard(tmp_name)
+            continue
+        except PermissionError:
+            _unfinished.discard(tmp_name)
+            raise InputError(f"cannot write: permission denied in the folder {str(folder)!r}",
+                             path=str(path)) from None
+        except OSError as error:
+            _unfinished.discard(tmp_name)
+            raise InputError(f"cannot write: {error.strerror or error}", path=str(path)) from None
+    raise InputError("cannot write: no free temporary name beside it", path=str(path))
 
 
 def _publish(tmp_name: str, path: str | os.PathLike) -> None:

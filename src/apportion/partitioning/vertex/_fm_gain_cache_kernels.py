@@ -6,9 +6,8 @@ move, which is O(Σ deg²) around hubs; it therefore keeps a hub's key as its ga
 it aimed at when last recounted). On heavy-tailed graphs that key goes stale: a hub's best block changes as its
 many neighbours move, so hubs move late or never, and the leaves that would follow them stay put. Same input to
 both kernels (the finest level of rmat 2^20 at k = 64 as `default` hands it to FM): the plain kernel lowered the
-cut by 177 k (14.33 M → 14.15 M), this one by 2.97 M (→ 11.36 M); the cache with the one-block hub keys put back
-on top: 177 k again (these figures from the lazier heap described below; exact keys: 2.83 M). At k = 8
-(same kind of input): 3.56 M in 34 s against 5.12 M in 29 s.
+cut by 177 k (14.33 M → 14.15 M), this one by 2.83 M (→ 11.50 M); the cache with the one-block hub keys put back
+on top: 177 k again. At k = 8 (same kind of input): 3.56 M in 34 s against 5.12 M in 29 s.
 
 The cache `conn` is a dense n × k array (row v: the weight of v's edges into each block), filled in parallel by
 `fill_gain_cache_chunk` and updated in O(deg) per move (and per undone move): moving v from a to b subtracts
