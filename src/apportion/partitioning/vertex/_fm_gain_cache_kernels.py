@@ -15,23 +15,22 @@ w(v, u) from conn[u, a] and adds it to conn[u, b] for every neighbour u. A verte
 scan of its row. It is used where the graph has hubs and the cache is not much larger than the graph
 (`refine.use_gain_cache`).
 
-After a move every neighbour not yet moved in the pass gets its exact best gain as its key (raised, lowered,
-or the vertex taken out of the heap when no block can take it), as in the plain kernel, but mostly without a
-scan of its row: the heap keeps, beside each key, the block it aims at (`target`), and a neighbour's new best
-follows from its old one and the two entries the move changed (`key_after_neighbour_move`); only a neighbour
-that aimed at the block the mover left, or at the mover's new block when that one can no longer take it, or
-that was not in the heap, is rescanned. Scanning a 64-entry row costs about 200 ns more than reading one
-entry (the row's other cache lines), and rescans were most of a pass: on the finest level of rmat 2^20 at
-k = 64 they fell from 46.1M to 6.5M, the kernel's time from 34.6 s to 18.3 s, and it found 2.95M against 2.83M
-(the keys of both are exact except when some other move has filled a neighbour's target since its last
-update; a popped vertex's move is always recomputed from its row). At k = 8 (one 32-byte row): 22.4 s against
-32.7 s, 5.10M against 5.12M. A
-lazier heap — keys only raised, a neighbour in v's new block not rescanned at all, stale keys corrected when
-popped — was a third faster on rmat 2^20 at k = 8 and found as much there, but lost the partitions whose core
-sits in one large block: rmat 2^18 with targets 4:2:1:1, seeds 1 and 2, 752k and 627k cut edges against the
-plain kernel's 159k and 157k (exact keys: 169k and 169k; the plain kernel with equal targets 1.88M and 1.89M,
-exact keys 0.96M and 0.94M). A vertex moved in the pass is marked in `pos` (MOVED) rather than in an array of
-its own, one memory access less per neighbour.
+After a move every neighbour not yet moved in the pass gets its exact best gain as its key (raised, lowered, or the
+vertex taken out of the heap when no block can take it), as in the plain kernel, but mostly without a scan of its
+row: the heap keeps, beside each key, the block it aims at (`target`), and a neighbour's new best follows from its
+old one and the two entries the move changed (`key_after_neighbour_move`); only a neighbour that aimed at the block
+the mover left, or at the mover's new block when that one can no longer take it, or that was not in the heap, is
+rescanned. Scanning a 64-entry row costs about 200 ns more than reading one entry (the row's other cache lines),
+and rescans were most of a pass: on the finest level of rmat 2^20 at k = 64 they fell from 46.1M to 6.5M, the
+kernel's time from 34.6 s to 18-26 s (a noisy machine), and it removed 2.95M cut edges against 2.83M (the keys of
+both are exact except when some other move has filled a neighbour's target since its last update; a popped vertex's
+move is always recomputed from its row). At k = 8 (one 32-byte row): 22.4 s against 32.7 s, 5.10M against 5.12M. A
+lazier heap — keys only raised, a neighbour in v's new block not rescanned at all, stale keys corrected when popped
+— was a third faster on rmat 2^20 at k = 8 and found as much there, but lost the partitions whose core sits in one
+large block: rmat 2^18 with targets 4:2:1:1, seeds 1 and 2, 752k and 627k cut edges against the plain kernel's 159k
+and 157k (exact keys: 169k and 169k; the plain kernel with equal targets 1.88M and 1.89M, exact keys 0.96M and
+0.94M). A vertex moved in the pass is marked in `pos` (MOVED) rather than in an array of its own, one memory access
+less per neighbour.
 
 Moves, rollback to the best prefix, patience and stopping are those of the plain kernel (see its docstring).
 """
