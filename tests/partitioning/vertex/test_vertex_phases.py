@@ -15,8 +15,8 @@ from apportion.partitioning.vertex.coarsen import cluster_level, cluster_weight_
 from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, contract_graph, project_partition
 from apportion.partitioning.vertex.options import PRESETS, preset_options
-from apportion.partitioning.vertex._fm_gain_cache_kernels import (cached_best_move, key_after_neighbour_move,
-                                                                  kway_fm_cached)
+from apportion.partitioning.vertex._fm_gain_cache_kernels import (_move, cached_best_move,
+                                                                  key_after_neighbour_move, kway_fm_cached)
 from apportion.partitioning.vertex._partition_kernels import fits
 from apportion.partitioning.vertex.refine import (gain_cache, refine_fm, refine_two_direction,
                                                   use_gain_cache)
@@ -266,11 +266,9 @@ def test_key_after_a_neighbour_move_is_the_exact_best_gain(data, k, ncon):
     max_weights = bw + ints(0, 4, k * ncon).reshape(k, ncon)
     target, gain = cached_best_move(u, conn, k, part, bw, vertex_weights, max_weights)
     assume(target >= 0)
-    conn[a] -= w  # the move, as `_move` makes it
-    conn[b] += w
-    bw[a] -= vertex_weights[v]
-    bw[b] += vertex_weights[v]
-    part[v] = b
+    indptr, indices, edge_weights = (np.array([0, 1, 2], dtype=np.int64), np.array([v, u], dtype=np.int32),
+                                     np.array([w, w], dtype=np.int64))
+    _move(v, a, b, indptr, indices, edge_weights, vertex_weights, part, bw, conn, k)
     best, best_gain = key_after_neighbour_move(u, a, b, w, target, gain, conn, k, part, bw, vertex_weights,
                                                max_weights)
     exact_block, exact_gain = cached_best_move(u, conn, k, part, bw, vertex_weights, max_weights)
