@@ -15,6 +15,7 @@ import pytest
 from apportion.platform import CPUDevice, FaultyDevice, Platform
 from apportion.platform.device import Device, Timing
 from apportion.schedule.api import run_schedule
+from apportion.schedule.policies.minmin import TRAINING_RUNS
 from apportion.schedule.pool import RowWorkload
 
 
@@ -48,7 +49,31 @@ def test_minmin_table_is_measured_on_warm_kernels():
     assert schedule.policy_state["etc_s"] == pytest.approx([0.01, 0.03])
     assert schedule.rounds[0].chunks == [18, 6]
     assert any(event.startswith("warm-up:") for event in schedule.trace.events)
-    assert all(device.calls == 1 + 1 + chunks for device, chunks in zip(devices, schedule.rounds[0].chunks))
+    # one warm-up call, TRAINING_RUNS training runs, then one run per chunk
+    assert all(device.calls == 1 + TRAINING_RUNS + chunks
+               for device, chunks in zip(devices, schedule.rounds[0].chunks))
+
+
+class ContendedOnceDevice(ColdStartDevice):
+    """A warm device whose first training run (call 2) reports `factor` x its steady time, as a run that shared
+    its core with the other devices' first runs does."""
+
+    def __init__(self, name: str, steady_s: float, factor: float):
+        super().__init__(name, steady_s)
+        self.factor = factor
+
+    def _execute(self, kernels, args):
+        result, timing = super()._execute(kernels, args)
+        return result, Timing(compute_s=timing.compute_s * (self.factor if self.calls == 2 else 1.0))
+
+
+def test_minmin_table_is_not_set_by_one_contended_run():
+    # the fast device's first training run reports 2x (on the 2-core machine, 3 device threads' first runs
+    # overlap): one run gave ETC 0.02 : 0.03 and a 13/11 split; the median of three runs gives 0.01 : 0.03
+    devices = [ContendedOnceDevice("fast", 0.01, 2.0), ColdStartDevice("slow", 0.03)]
+    schedule = run_schedule(_workload(), Platform(devices), "minmin", 1)
+    assert schedule.policy_state["etc_s"] == pytest.approx([0.01, 0.03])
+    assert schedule.rounds[0].chunks == [18, 6]
 
 
 def test_hass_profiles_warm_kernels():
