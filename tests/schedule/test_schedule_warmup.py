@@ -69,7 +69,7 @@ class ContendedOnceDevice(ColdStartDevice):
 
 def test_minmin_table_is_not_set_by_one_contended_run():
     # the fast device's first training run reports 2x (on the 2-core machine, 3 device threads' first runs
-    # overlap): one run gave ETC 0.02 : 0.03 and a 13/11 split; the median of three runs gives 0.01 : 0.03
+    # overlap): one run gave ETC 0.02 : 0.03 and a 15/9 split; the median of three runs gives 0.01 : 0.03
     devices = [ContendedOnceDevice("fast", 0.01, 2.0), ColdStartDevice("slow", 0.03)]
     schedule = run_schedule(_workload(), Platform(devices), "minmin", 1)
     assert schedule.policy_state["etc_s"] == pytest.approx([0.01, 0.03])

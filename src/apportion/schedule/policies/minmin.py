@@ -17,6 +17,7 @@ import numpy as np
 from apportion.schedule.policies.base import Policy, RoundContext, RoundPlan
 
 
+#: one-chunk training runs per device; the ETC entry is their median (module docstring)
 TRAINING_RUNS = 3
 
 
