@@ -43,7 +43,7 @@ def level_graphs(draw, max_n: int = 40, ncon: int = 1):
 def _on_device(level: LevelGraph):
     from numba import cuda
 
-    return [cuda.to_device(a) for a in level]
+    return [cuda.to_device(np.ascontiguousarray(a)) for a in level]
 
 
 def _device_array(a):

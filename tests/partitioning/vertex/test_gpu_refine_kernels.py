@@ -39,7 +39,8 @@ def weighted_levels(draw, max_n: int = 48):
 def _device(level: LevelGraph, part: np.ndarray):
     from numba import cuda
 
-    return [cuda.to_device(a) for a in level], cuda.to_device(np.ascontiguousarray(part, dtype=np.int32))
+    arrays = [cuda.to_device(np.ascontiguousarray(a)) for a in level]  # unit weights are broadcast views
+    return arrays, cuda.to_device(np.ascontiguousarray(part, dtype=np.int32))
 
 
 def _limits(level: LevelGraph, k: int, epsilon: float) -> np.ndarray:

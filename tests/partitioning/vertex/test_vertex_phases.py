@@ -384,3 +384,28 @@ def test_mutual_matching_is_a_maximal_capped_matching_with_several_constraints(s
         else:  # maximal: no unmatched neighbour it could still merge with
             for u in nbrs:
                 assert mate[u] >= 0 or u == v or not (vw[u] + vw[v] <= cap).all()
+
+
+def test_the_finest_level_is_the_graph_itself_and_unit_weights_take_no_memory():
+    import apportion
+
+    mesh = apportion.generate("delaunay", 500, seed=3)
+    level = LevelGraph.from_graph(mesh)
+    assert np.shares_memory(level.indptr, mesh.indptr) and np.shares_memory(level.indices, mesh.indices)
+    assert level.edge_weights.shape == mesh.indices.shape and level.edge_weights.strides == (0,)
+    assert level.vertex_weights.shape == (mesh.n, 1) and level.vertex_weights.strides == (0, 0)
+    assert (level.edge_weights == 1).all() and (level.vertex_weights == 1).all()
+    assert not any(a.flags.writeable for a in level)
+    weighted = mesh.with_weights(vertex_weights=np.arange(1, mesh.n + 1),
+                                 edge_weights=np.ones(mesh.indices.shape[0], dtype=np.int64) * 2)
+    heavy = LevelGraph.from_graph(weighted)
+    assert np.shares_memory(heavy.edge_weights, weighted.edge_weights)
+    assert np.shares_memory(heavy.vertex_weights, weighted.vertex_weights)
+    # the partitioner reads these views and leaves the graph as it was
+    before = [a.copy() for a in (mesh.indptr, mesh.indices)]
+    result = apportion.partition(mesh, 4, seed=1)
+    assert all(np.array_equal(a, b) for a, b in zip(before, (mesh.indptr, mesh.indices)))
+    cmap = np.arange(mesh.n, dtype=np.int32) // 2
+    coarse = contract_graph(level, cmap, int(cmap.max()) + 1)
+    assert not any(a.flags.writeable for a in coarse)  # coarse levels are read-only too
+    assert result.cut == edge_cut(level.indptr, level.indices, level.edge_weights, result.assignment)

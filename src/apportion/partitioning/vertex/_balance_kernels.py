@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
+from apportion._kernels.arrays import EDGE_WEIGHTS, INDICES, INDPTR, VERTEX_WEIGHTS
 from apportion._kernels.heap import heap_pop, heap_push_or_update, heap_remove
 from apportion.partitioning.vertex._partition_kernels import (
     fits, stable_argsort)
@@ -21,7 +22,7 @@ def _is_overloaded(bw, b, max_weights):
 
 # A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal
 # constants to them instead of compiling one more copy per argument type (seconds on a cold cache).
-@njit("(int64[:, ::1], int64, int64[:, ::1], int64, int64[:, ::1])", cache=True, nogil=True)
+@njit((types.int64[:, ::1], types.int64, VERTEX_WEIGHTS, types.int64, types.int64[:, ::1]), cache=True, nogil=True)
 def _relieves(bw, b, vertex_weights, v, max_weights):
     """True when moving v out of block b lowers some constraint in which b is overloaded."""
     for c in range(bw.shape[1]):
@@ -30,8 +31,8 @@ def _relieves(bw, b, vertex_weights, v, max_weights):
     return False
 
 
-@njit("(int64, int64[::1], int32[::1], int64[::1], int64[:, ::1], int32[::1], "
-      "int64[:, ::1], int64[:, ::1], int64[::1], int32[::1])", cache=True, nogil=True)
+@njit((types.int64, INDPTR, INDICES, EDGE_WEIGHTS, VERTEX_WEIGHTS, types.int32[::1], types.int64[:, ::1],
+       types.int64[:, ::1], types.int64[::1], types.int32[::1]), cache=True, nogil=True)
 def _rebalance_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, conn, touched):
     """Best destination for v leaving its overloaded block: the adjacent block that fits with the largest
     connection, else the non-adjacent block that fits with the most relative room; (block, gain) or (-1, 0).

@@ -8,8 +8,9 @@ cluster shares one label. `labels_to_cmap` turns labels into the fine-to-coarse 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
+from apportion._kernels.arrays import VERTEX_WEIGHTS
 from apportion.graph._segmented_kernels import best_in_row
 from apportion._kernels.hashing import mix_hash
 from apportion.partitioning.vertex._partition_kernels import stable_argsort
@@ -17,7 +18,7 @@ from apportion.partitioning.vertex._partition_kernels import stable_argsort
 
 # A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal
 # constants to them instead of compiling one more copy per argument type (seconds on a cold cache).
-@njit("(int64[:, ::1], int64, int64, int64[::1])", cache=True, nogil=True)
+@njit((VERTEX_WEIGHTS, types.int64, types.int64, types.int64[::1]), cache=True, nogil=True)
 def _pair_fits(vertex_weights, u, v, cap):
     for c in range(vertex_weights.shape[1]):
         if vertex_weights[u, c] + vertex_weights[v, c] > cap[c]:

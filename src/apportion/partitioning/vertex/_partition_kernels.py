@@ -10,7 +10,9 @@ with `indices`, vertex weights int64 of shape (n, ncon), block ids int32.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+
+from apportion._kernels.arrays import VERTEX_WEIGHTS
 
 
 @njit(cache=True, nogil=True)
@@ -41,7 +43,7 @@ def block_weights(vertex_weights, part, k):
     return bw
 
 
-@njit("(int64[:, ::1], int64, int64[:, ::1], int64, int64[:, ::1])", cache=True, nogil=True)
+@njit((types.int64[:, ::1], types.int64, VERTEX_WEIGHTS, types.int64, types.int64[:, ::1]), cache=True, nogil=True)
 def fits(bw, b, vertex_weights, v, max_weights):
     """True when block b can take vertex v without exceeding its maximum in any constraint."""
     for c in range(bw.shape[1]):

@@ -7,8 +7,9 @@ limits no accepted move may exceed.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
+from apportion._kernels.arrays import EDGE_WEIGHTS, INDICES, INDPTR
 from apportion._kernels.hashing import mix_hash
 from apportion._kernels.heap import heap_pop, heap_push_or_update, heap_remove
 from apportion.partitioning.vertex._partition_kernels import (
@@ -24,7 +25,8 @@ FM_MIN_PATIENCE = 256
 
 # A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal
 # constants to them instead of compiling one more copy per argument type (seconds on a cold cache).
-@njit("(int64, int64[::1], int32[::1], int64[::1], int32[::1], int64[::1], int32[::1])", cache=True, nogil=True)
+@njit((types.int64, INDPTR, INDICES, EDGE_WEIGHTS, types.int32[::1], types.int64[::1], types.int32[::1]),
+      cache=True, nogil=True)
 def gather_connectivity(v, indptr, indices, edge_weights, part, conn, touched):
     """conn[b] = weight of v's edges into block b for the touched blocks; returns how many were touched.
 
@@ -306,8 +308,8 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
     key = np.zeros(n, dtype=np.int64)
     pos = np.full(n, -1, dtype=np.int64)
     size = np.zeros(1, dtype=np.int64)
-    locked = np.full(n, -1, dtype=np.int64)
-    checked = np.full(n, -1, dtype=np.int64)
+    locked = np.full(n, -1, dtype=np.int32)  # the pass that moved the vertex (int32: 4 bytes a vertex less)
+    checked = np.full(n, -1, dtype=np.int32)  # the pass that last recounted it
     aim = np.full(n, -1, dtype=np.int32)
     log_vertex = np.empty(n, dtype=np.int32)
     log_from = np.empty(n, dtype=np.int32)

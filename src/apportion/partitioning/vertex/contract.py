@@ -14,7 +14,12 @@ from apportion.partitioning.vertex._initial_kernels import induced_subgraph
 class LevelGraph(NamedTuple):
     """One graph of the multilevel hierarchy, as the kernels want it.
 
-    indptr int64 (n+1,), indices int32 (2m,), edge_weights int64 (2m,), vertex_weights int64 (n, ncon).
+    indptr int64 (n+1,), indices int32 (2m,), edge_weights int64 (2m,), vertex_weights int64 (n, ncon), all
+    read-only (`LevelGraph.of`). The finest level shares the `Graph`'s own arrays where their dtypes allow, and
+    unit weights are a broadcast 1 that takes no memory (`unit_weights`), so the finest level costs nothing
+    beside its `Graph` (delaunay 2^21: 182 MB of writable copies before, a third of the peak). Read-only at every
+    level, so that no kernel can write into a graph and each is compiled for one kind of array — two where it
+    reads unit weights (layout "A") and a coarse level's (layout "C"), about 10 s more once per machine.
     """
 
     indptr: np.ndarray
@@ -31,40 +36,56 @@ class LevelGraph(NamedTuple):
         return int(self.indices.shape[0] // 2)
 
     @classmethod
-    def from_graph(cls, graph, vertex_weights: np.ndarray | None = None) -> "LevelGraph":
-        """The arrays of an `apportion.Graph` in kernel dtypes (unit weights filled in; `vertex_weights`, when
-        given, is the graph's (n, ncon) int64 matrix, used as it is).
+    def of(cls, indptr, indices, edge_weights, vertex_weights) -> "LevelGraph":
+        """A level of these arrays, as read-only views (no copy)."""
+        return cls(read_only(indptr), read_only(indices), read_only(edge_weights), read_only(vertex_weights))
 
-        Writable copies: the Graph's arrays are read-only, and Numba compiles (and caches) every kernel once
-        more for read-only arguments; one array kind keeps the JIT time down.
-        """
+    @classmethod
+    def from_graph(cls, graph, vertex_weights: np.ndarray | None = None) -> "LevelGraph":
+        """The arrays of an `apportion.Graph` in kernel dtypes, copied only where the dtype differs (unit
+        weights broadcast; `vertex_weights`, when given, is the graph's (n, ncon) int64 matrix, used as it
+        is)."""
         if vertex_weights is None:
-            vertex_weights = np.array(graph.vertex_weight_matrix(), dtype=np.int64, order="C")
-        return cls(np.array(graph.indptr, dtype=np.int64, order="C"),
-                   np.array(graph.indices, dtype=np.int32, order="C"),
-                   edge_weight_copy(graph), vertex_weights)
+            vertex_weights = kernel_vertex_weights(graph)
+        return cls.of(np.ascontiguousarray(graph.indptr, dtype=np.int64),
+                      np.ascontiguousarray(graph.indices, dtype=np.int32),
+                      kernel_edge_weights(graph), vertex_weights)
+
+
+def unit_weights(shape) -> np.ndarray:
+    """Read-only int64 ones of `shape` that take no memory (a broadcast scalar: every stride 0)."""
+    return np.broadcast_to(np.int64(1), shape)
+
+
+def kernel_vertex_weights(graph) -> np.ndarray:
+    """A Graph's vertex weights as a read-only (n, ncon) int64 array: its own array when it has one, else
+    `unit_weights` (no copy either way)."""
+    if graph.vertex_weights is None:
+        return unit_weights((graph.n, 1))
+    return read_only(np.ascontiguousarray(graph.vertex_weight_matrix(), dtype=np.int64))
+
+
+def kernel_edge_weights(graph) -> np.ndarray:
+    """A Graph's edge weights as a read-only int64 array aligned with `indices`: its own, else `unit_weights`."""
+    if graph.edge_weights is None:
+        return unit_weights(graph.indices.shape[0])
+    return read_only(np.ascontiguousarray(graph.edge_weights, dtype=np.int64))
 
 
 def induced_level(indptr, indices, edge_weights, vertex_weights, vertices) -> LevelGraph:
-    """The subgraph induced by `vertices` (sorted ids) as a LevelGraph. The pattern and edge weights are read
-    through read-only views, so that a `Graph`'s own (read-only) arrays and a level's share one compiled copy of
-    the kernel: the core of a graph is cut out of the Graph without a copy of its arrays."""
-    return LevelGraph(*induced_subgraph(_read_only(indptr), _read_only(indices), _read_only(edge_weights),
-                                        vertex_weights, vertices))
+    """The subgraph induced by `vertices` (sorted ids) as a LevelGraph (the arguments are read through
+    read-only views: a core is cut out of a `Graph`'s own arrays without a copy of them)."""
+    return LevelGraph.of(*induced_subgraph(read_only(indptr), read_only(indices), read_only(edge_weights),
+                                           read_only(vertex_weights), vertices))
 
 
-def _read_only(array: np.ndarray) -> np.ndarray:
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of `array` (the array itself when it is one already)."""
+    if not array.flags.writeable:
+        return array
     view = array.view()
     view.setflags(write=False)
     return view
-
-
-def edge_weight_copy(graph) -> np.ndarray:
-    """A writable, contiguous int64 copy of a Graph's edge weights (fresh ones when it has none: one array,
-    not two)."""
-    if graph.edge_weights is None:
-        return np.ones(graph.indices.shape[0], dtype=np.int64)
-    return np.array(graph.edge_weights, dtype=np.int64, order="C")
 
 
 def _contract_chunks(coarse_n: int) -> int:
@@ -86,7 +107,7 @@ def contract_graph(graph: LevelGraph, cmap: np.ndarray, coarse_n: int) -> LevelG
     indptr, indices, edge_weights, vertex_weights = contract(
         graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights,
         np.ascontiguousarray(cmap, dtype=np.int32), int(coarse_n), _contract_chunks(coarse_n))
-    return LevelGraph(indptr, indices, edge_weights, vertex_weights)
+    return LevelGraph.of(indptr, indices, edge_weights, vertex_weights)
 
 
 def project_partition(cmap: np.ndarray, coarse_part: np.ndarray) -> np.ndarray:

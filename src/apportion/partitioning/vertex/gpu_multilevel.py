@@ -71,7 +71,7 @@ class DeviceLevel(NamedTuple):
         return int(self.indptr.shape[0] - 1)
 
     def to_host(self) -> LevelGraph:
-        return LevelGraph(*(np.ascontiguousarray(a.copy_to_host()) for a in self))
+        return LevelGraph.of(*(np.ascontiguousarray(a.copy_to_host()) for a in self))
 
 
 def upload(graph: LevelGraph) -> DeviceLevel:

@@ -14,6 +14,7 @@ import numba
 import numpy as np
 
 from apportion import ui
+from apportion._memory import release_free_memory
 from apportion.checks import check_imbalance, check_k, check_seed, check_shares, check_threads
 from apportion.errors import InputError, UnavailableError
 from apportion.graph.csr import as_graph
@@ -23,7 +24,8 @@ from apportion.partitioning.vertex._balance_kernels import place_isolated
 from apportion.partitioning.vertex.balance import check_feasible, max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import coarsen, level_threads
 from apportion.partitioning.vertex.context import PartitionContext
-from apportion.partitioning.vertex.contract import LevelGraph, edge_weight_copy, induced_level, project_partition
+from apportion.partitioning.vertex.contract import (LevelGraph, induced_level, kernel_edge_weights,
+                                                    kernel_vertex_weights, project_partition)
 from apportion.partitioning.vertex.initial import initial_partition
 from apportion.partitioning.vertex.options import PartitionOptions, preset_options
 from apportion.partitioning.vertex.periphery import PERIPHERY_MIN_SLACK, periphery_candidate
@@ -87,13 +89,13 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     threads = check_threads(threads)
     options = preset_options(preset)
     preset_name = preset if isinstance(preset, str) else "custom"
-    vertex_weights = np.array(graph.vertex_weight_matrix(), dtype=np.int64, order="C")
+    vertex_weights = kernel_vertex_weights(graph)
     total = vertex_weights.sum(axis=0)
     targets = check_shares(targets, k)
     limits = max_block_weights(total, targets, epsilon)
     check_feasible(vertex_weights, total, limits, epsilon)
     device = resolve_device(device, graph.n, vertex_weights.shape[1])
-    fine = None  # the kernels' copy of the graph, made when needed (`_partition_without_isolated`)
+    fine = None  # the kernels' view of the graph (`LevelGraph`), made when needed (`_partition_without_isolated`)
 
     previous_threads = numba.get_num_threads()
     use_threads = previous_threads if threads is None else threads
@@ -214,11 +216,11 @@ def _partition_without_isolated(graph, vertex_weights: np.ndarray,
     vertices (KaMinPar removes them the same way). Isolated vertices cost no cut wherever they go, so the rest
     of the graph may use all their weight as extra slack. Returns (None, 0, None) when there are too few isolated
     vertices for this to pay (fewer than ISOLATED_MIN_FRACTION of n) or nothing else; else (the partition, the
-    levels, the kernels' copy of the whole graph).
+    levels, the whole graph's `LevelGraph`).
 
-    Memory: the core is cut out of the `Graph`'s own arrays, and the whole graph's kernel copy (`LevelGraph`:
-    12 bytes per arc) is made only once the core's hierarchy is gone — never both beside the coarse levels
-    (rmat 2^20, k = 64: peak 1.39 -> 1.0 GB)."""
+    Memory: the core is cut out of the `Graph`'s own arrays, and the whole graph's `LevelGraph` (the Graph's
+    arrays, no copy where the dtypes allow) is made once the core's hierarchy is gone (rmat 2^20, k = 64: peak
+    1.39 -> 1.0 GB when that level was a 12-byte-per-arc copy)."""
     k, limits, watch = ctx.k, ctx.max_block_weights, ctx.watch
     if k == 1:
         return None, 0, None
@@ -228,7 +230,7 @@ def _partition_without_isolated(graph, vertex_weights: np.ndarray,
         return None, 0, None
     with watch.phase("coarsen"):
         core_ids = np.flatnonzero(~isolated)
-        core = induced_level(graph.indptr, graph.indices, edge_weight_copy(graph), vertex_weights, core_ids)
+        core = induced_level(graph.indptr, graph.indices, kernel_edge_weights(graph), vertex_weights, core_ids)
         core_total = core.vertex_weights.sum(axis=0).astype(np.float64)
         wanted = np.outer(ctx.targets, core_total)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -317,6 +319,7 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
             with watch.phase("project"):
                 part = project_partition(cmaps[depth], part)
             hierarchy[depth + 1] = cmaps[depth] = None  # a level is let go once its partition is projected
+            release_free_memory()
         final = depth == 0
         with watch.phase("rebalance"):
             bw = block_weights(graph.vertex_weights, part, k)
