@@ -13,7 +13,7 @@ from apportion.partitioning.vertex._partition_kernels import block_weights, edge
 from apportion.partitioning.vertex.balance import max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import cluster_level, cluster_weight_cap, coarsen, first_method
 from apportion.partitioning.vertex.context import PartitionContext
-from apportion.partitioning.vertex.contract import LevelGraph, contract_graph, project_partition
+from apportion.partitioning.vertex.contract import LevelGraph, contract_graph, induced_level, project_partition
 from apportion.partitioning.vertex.options import PRESETS, preset_options
 from apportion.partitioning.vertex._fm_gain_cache_kernels import (_move, cached_best_move,
                                                                   key_after_neighbour_move, kway_fm_cached)
@@ -405,6 +405,15 @@ def test_the_finest_level_is_the_graph_itself_and_unit_weights_take_no_memory():
     before = [a.copy() for a in (mesh.indptr, mesh.indices)]
     result = apportion.partition(mesh, 4, seed=1)
     assert all(np.array_equal(a, b) for a, b in zip(before, (mesh.indptr, mesh.indices)))
+    # a subgraph of unit weights keeps unit weights; real weights are copied
+    some = np.arange(0, mesh.n, 3, dtype=np.int64)
+    sub = induced_level(*level, some)
+    assert sub.edge_weights.strides == (0,) and sub.vertex_weights.strides == (0, 0)
+    heavy_sub = induced_level(*heavy, some)
+    assert heavy_sub.edge_weights.strides == (8,) and (heavy_sub.edge_weights == 2).all()
+    assert np.array_equal(heavy_sub.vertex_weights[:, 0], weighted.vertex_weights[some])
+    assert np.array_equal(sub.indptr, heavy_sub.indptr) and np.array_equal(sub.indices, heavy_sub.indices)
+    assert sub.edge_weights.shape == sub.indices.shape and sub.vertex_weights.shape == (some.shape[0], 1)
     cmap = np.arange(mesh.n, dtype=np.int32) // 2
     coarse = contract_graph(level, cmap, int(cmap.max()) + 1)
     assert not any(a.flags.writeable for a in coarse)  # coarse levels are read-only too

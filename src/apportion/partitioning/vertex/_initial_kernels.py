@@ -85,8 +85,11 @@ def grow_bisection(indptr, indices, edge_weights, vertex_weights, target0, max0,
 
 
 @njit(cache=True, nogil=True)
-def induced_subgraph(indptr, indices, edge_weights, vertex_weights, vertices):
-    """The subgraph induced by `vertices` (sorted ids): (indptr, indices int32, edge_weights, vertex_weights)."""
+def induced_subgraph(indptr, indices, edge_weights, vertex_weights, vertices, copy_edge_weights,
+                     copy_vertex_weights):
+    """The subgraph induced by `vertices` (sorted ids): (indptr, indices int32, edge_weights, vertex_weights).
+    Without `copy_edge_weights` (or `copy_vertex_weights`) that array comes back empty: the caller's weights
+    are all one and it makes unit weights of the right shape (`contract.induced_level`)."""
     n = indptr.shape[0] - 1
     m = vertices.shape[0]
     new_id = np.full(n, -1, dtype=np.int64)
@@ -101,7 +104,7 @@ def induced_subgraph(indptr, indices, edge_weights, vertex_weights, vertices):
                 d += 1
         sub_ptr[i + 1] = sub_ptr[i] + d
     sub_idx = np.empty(sub_ptr[m], dtype=np.int32)
-    sub_w = np.empty(sub_ptr[m], dtype=np.int64)
+    sub_w = np.empty(sub_ptr[m] if copy_edge_weights else 0, dtype=np.int64)
     j = 0
     for i in range(m):
         v = vertices[i]
@@ -109,12 +112,14 @@ def induced_subgraph(indptr, indices, edge_weights, vertex_weights, vertices):
             a = new_id[indices[e]]
             if a >= 0:
                 sub_idx[j] = a
-                sub_w[j] = edge_weights[e]
+                if copy_edge_weights:
+                    sub_w[j] = edge_weights[e]
                 j += 1
-    sub_vw = np.empty((m, vertex_weights.shape[1]), dtype=np.int64)
-    for i in range(m):
-        for c in range(vertex_weights.shape[1]):
-            sub_vw[i, c] = vertex_weights[vertices[i], c]
+    sub_vw = np.empty((m if copy_vertex_weights else 0, vertex_weights.shape[1]), dtype=np.int64)
+    if copy_vertex_weights:
+        for i in range(m):
+            for c in range(vertex_weights.shape[1]):
+                sub_vw[i, c] = vertex_weights[vertices[i], c]
     return sub_ptr, sub_idx, sub_w, sub_vw
 
 

@@ -74,9 +74,22 @@ def kernel_edge_weights(graph) -> np.ndarray:
 
 def induced_level(indptr, indices, edge_weights, vertex_weights, vertices) -> LevelGraph:
     """The subgraph induced by `vertices` (sorted ids) as a LevelGraph (the arguments are read through
-    read-only views: a core is cut out of a `Graph`'s own arrays without a copy of them)."""
-    return LevelGraph.of(*induced_subgraph(read_only(indptr), read_only(indices), read_only(edge_weights),
-                                           read_only(vertex_weights), vertices))
+    read-only views: a core is cut out of a `Graph`'s own arrays without a copy of them). Unit weights stay
+    `unit_weights` (rmat 2^20's core: 250 MB of int64 ones otherwise)."""
+    unit_edges, unit_vertices = is_unit(edge_weights), is_unit(vertex_weights)
+    sub_ptr, sub_idx, sub_w, sub_vw = induced_subgraph(read_only(indptr), read_only(indices), read_only(edge_weights),
+                                                       read_only(vertex_weights), vertices, not unit_edges,
+                                                       not unit_vertices)
+    if unit_edges:
+        sub_w = unit_weights(sub_idx.shape[0])
+    if unit_vertices:
+        sub_vw = unit_weights((vertices.shape[0], vertex_weights.shape[1]))
+    return LevelGraph.of(sub_ptr, sub_idx, sub_w, sub_vw)
+
+
+def is_unit(weights: np.ndarray) -> bool:
+    """Whether `weights` is a `unit_weights` array: every stride 0 (one value repeated) and that value 1."""
+    return weights.size > 0 and not any(weights.strides) and int(weights.flat[0]) == 1
 
 
 def read_only(array: np.ndarray) -> np.ndarray:
