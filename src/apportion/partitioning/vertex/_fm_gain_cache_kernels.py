@@ -226,7 +226,8 @@ def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_
             pos[log_vertex[i]] = -1  # no longer MOVED
         for i in range(moves - 1, best_moves - 1, -1):
             v = log_vertex[i]
-            _move(v, part[v], log_from[i], indptr, indices, edge_weights, vertex_weights, part, bw, conn, k)
+            back = np.int64(log_from[i])  # int64 as in the forward move's call: one compiled copy of `_move`
+            _move(v, part[v], back, indptr, indices, edge_weights, vertex_weights, part, bw, conn, k)
         total_gain += best
         if best <= 0 or best < min_improvement * (twice_cut // 2):
             break
