@@ -13,10 +13,15 @@
   (a random read per arc: about a quarter of the kernel's time on delaunay 2^20); each row lists its arcs to
   the same owner first, so a push runs two loops without a branch per arc on the owner (rmat 18 on two
   devices, where 45 % of the arcs cross: 7.4-8.4 → 3.5-4.7 ns per arc, the run 1.30 → 0.77 s);
-- an incoming (v, r) adds r to v's residual; v becomes *active* when its residual reaches ε;
+- residuals are signed (the push starts from ranks near the answer, pagerank.py); a vertex is *active* while
+  its residual is at least ε in absolute value;
+- an incoming (v, r) adds r to v's residual, which may make v active or, a negative r, inactive;
 - processing v moves its residual r to its rank and adds r α / deg(v) to every neighbour's residual: owned
-  neighbours become active when they reach ε; other devices' neighbours accumulate in the halo entry, which is
-  later sent to its owner as one item and reset to zero.
+  neighbours become active or inactive as their residual crosses ±ε; other devices' neighbours accumulate in
+  the halo entry, which is later sent to its owner as one item and reset to zero.
+- counts[1] (items that entered the worklist) counts the vertices that became active, and counts[2] (items
+  consumed) the incoming items plus the vertices that became inactive without being processed, so that the
+  termination count stays the number of active vertices plus the items on their way.
 
 Sending the halo sums. While few halo entries are touched (a small cut: delaunay, road) the batch *lists* each
 on its first touch and sends the listed ones at the end of the batch. When the list reaches `extra[n + 1]`
@@ -29,9 +34,8 @@ Between scans the sums stay with the sender across batches (safe: the device has
 termination count is not zero and the worker calls again). On rmat 18, two devices: 0.60 → 0.46 s, the items
 sent 19 M → 16 M (`benchmarks/runtime.py`'s PageRank row).
 
-The active set is the worklist: an owned vertex is active exactly while its residual is at least ε (a residual
-only grows until its vertex is processed), so the kernel counts the crossings of ε (old < ε ≤ new) instead of
-keeping flags; `qstate[2]` holds the count (what the termination count and the worker read). The order is not
+The active set is the worklist: an owned vertex is active exactly while |residual| ≥ ε, so the kernel counts
+the crossings of ±ε (in and out) instead of keeping flags; `qstate[2]` holds the count (what the termination count and the worker read). The order is not
 FIFO. The kernel sweeps the vertex ids in
 increasing order from a cursor kept in `qstate[0]` (wrapping around), processing the active vertices it meets:
 a Gauss-Seidel order. Against a FIFO queue this (1) reads the CSR arrays and the ranks in memory order instead of
@@ -41,7 +45,7 @@ of delaunay 2^20 at the same ε: 0.71 s for the sweep against 8.9 s for the FIFO
 pushes (rmat 18: 0.61 s against 2.4 s) — the queue's random walk through 40 MB of arrays was the cost.
 `flags`, `queue` and the deferred list are unused.
 
-Residual mass is conserved up to the ranks' share, so the run ends with every residual under ε. The order of
+The run ends with every residual under ε in absolute value. The order of
 additions depends on the interleaving: ranks agree with the sequential result to rounding, not bit for bit.
 No soft priority: `threshold` and `promote` are unused.
 
@@ -67,23 +71,26 @@ def pagerank_step(indptr, indices, weights, owner, me, residual, flags, queue, q
     scanning = extra[n + 3] != 0.0
     remote = extra[n + 4]
     pushed = 0
+    left = 0
     active = qstate[2]
     for i in range(in_v.shape[0]):
         v = in_v[i]
         old = residual[v]
         r = old + in_d[i]
         residual[v] = r
-        crossed = (old < epsilon) & (r >= epsilon)
-        pushed += crossed
-        active += crossed
+        was = abs(old) >= epsilon
+        now = abs(r) >= epsilon
+        pushed += now > was
+        left += was > now
     processed = 0
     n_out = 0
     edges = 0
     capacity = out_v.shape[0]
     v = qstate[0]
+    active += pushed - left
     while processed < budget and active > 0:
         mass = residual[v]
-        if mass >= epsilon and owner[v] == me:
+        if abs(mass) >= epsilon and owner[v] == me:
             begin = indptr[v]
             end = indptr[v + 1]
             if scanning:
@@ -97,7 +104,8 @@ def pagerank_step(indptr, indices, weights, owner, me, residual, flags, queue, q
             residual[v] = 0.0
             extra[v] += mass
             share = mass * weights[v]
-            crossed = 0
+            entered = 0
+            dropped = 0
             e = begin
             while e < end:  # the row's arcs to this device's vertices come first (signed_targets)
                 u = indices[e]
@@ -106,7 +114,10 @@ def pagerank_step(indptr, indices, weights, owner, me, residual, flags, queue, q
                 old = residual[u]
                 r = old + share
                 residual[u] = r
-                crossed += (old < epsilon) & (r >= epsilon)
+                was = abs(old) >= epsilon
+                now = abs(r) >= epsilon
+                entered += now > was
+                dropped += was > now
                 e += 1
             if scanning:  # then its arcs to other devices' vertices
                 remote += end - e
@@ -119,8 +130,9 @@ def pagerank_step(indptr, indices, weights, owner, me, residual, flags, queue, q
                         out_v[n_out] = u
                         n_out += 1
                     residual[u] += share
-            pushed += crossed
-            active += crossed - 1
+            pushed += entered
+            left += dropped
+            active += entered - dropped - 1
             processed += 1
             edges += end - begin
         v += 1
@@ -152,9 +164,50 @@ def pagerank_step(indptr, indices, weights, owner, me, residual, flags, queue, q
     extra[n + 4] = remote
     counts[0] = processed
     counts[1] = pushed
-    counts[2] = in_v.shape[0]
+    counts[2] = in_v.shape[0] + left  # incoming items, and active vertices dropped under ε by a negative share
     counts[3] = n_out
     counts[4] = edges
+
+
+@njit(cache=True, nogil=True)
+def degree_start(indptr, indices, alpha, out):
+    """out[v] = (1 − α)/n + α deg(v) |C| / (n vol(C)) for v in a component C with arcs (vol(C) = Σ deg over C),
+    (1 − α)/n for an isolated vertex: the start of the push (pagerank.py). Components by union-find (path
+    halving, the larger id hung under the smaller root), one pass over the arcs."""
+    n = indptr.shape[0] - 1
+    parent = np.arange(n)
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if u <= v:
+                continue
+            a = v
+            while parent[a] != a:
+                parent[a] = parent[parent[a]]
+                a = parent[a]
+            b = u
+            while parent[b] != b:
+                parent[b] = parent[parent[b]]
+                b = parent[b]
+            if a < b:
+                parent[b] = a
+            elif b < a:
+                parent[a] = b
+    size = np.zeros(n, dtype=np.int64)
+    volume = np.zeros(n, dtype=np.int64)
+    for v in range(n):  # a root is smaller than everything under it: parent[v] is final when v is reached
+        root = parent[parent[v]]
+        parent[v] = root
+        size[root] += 1
+        volume[root] += indptr[v + 1] - indptr[v]
+    base = (1.0 - alpha) / n
+    for v in range(n):
+        degree = indptr[v + 1] - indptr[v]
+        root = parent[v]
+        if degree == 0:
+            out[v] = base
+        else:
+            out[v] = base + alpha * degree * size[root] / (n * volume[root])
 
 
 @njit(cache=True, nogil=True)

@@ -102,7 +102,7 @@ def _add_incoming(in_v, in_r, residual, epsilon, flags, queue, tail, counters):
     i = cuda.grid(1)
     if i < in_v.shape[0]:
         v = in_v[i]
-        if cuda.atomic.add(residual, v, in_r[i]) + in_r[i] >= epsilon:
+        if abs(cuda.atomic.add(residual, v, in_r[i]) + in_r[i]) >= epsilon:
             _push(v, flags, queue, tail, counters)
 
 
@@ -122,7 +122,7 @@ def _push_residuals(frontier, count, indptr, indices, share, owner, me, residual
             u = indices[e]
             before = cuda.atomic.add(residual, u, give)
             if owner[u] == me:
-                if before + give >= epsilon:
+                if abs(before + give) >= epsilon:
                     _push(u, flags, queue, tail, counters)
             elif before == 0.0:  # the first touch of this halo entry in the batch lists it, once
                 slot = cuda.atomic.add(counters, OUT, 1)
@@ -256,11 +256,13 @@ def cc_worklist(device, indptr, indices, weights, owner, me, values, extra) -> D
 
 class PageRankWorklist(DeviceWorklist):
     """PageRank by residual push on a CUDA device (the contract of `_pagerank_kernels.pagerank_step`): the values
-    are residuals, `weights[v]` = α / deg(v), `extra[:n]` the ranks and `extra[n]` the threshold ε. An incoming
-    (v, r) adds r to v's residual; processing v moves its residual to its rank (an atomic subtraction of what was
-    read, so additions by other threads meanwhile stay) and adds its share to every neighbour: owned ones are
-    queued when they reach ε, other devices' accumulate in their halo entry, listed on its first touch in the
-    batch, and sent to the owner (and reset) once at the end of the batch."""
+    are (signed) residuals, `weights[v]` = α / deg(v), `extra[:n]` the ranks and `extra[n]` the threshold ε. An
+    incoming (v, r) adds r to v's residual; processing v moves its residual to its rank (an atomic subtraction of
+    what was read, so additions by other threads meanwhile stay) and adds its share to every neighbour: owned ones
+    are queued when their residual reaches ε in absolute value, other devices' accumulate in their halo entry,
+    listed on its first touch in the batch, and sent to the owner (and reset) once at the end of the batch. A
+    queued vertex is processed even if a negative share took it back under ε meanwhile (it pushes what it has:
+    correct, and every queued item is consumed once)."""
 
     def __init__(self, device, indptr, indices, weights, owner, me, values, extra):
         super().__init__(device, indptr, indices, weights, owner, me, values, DISTANCES)
