@@ -191,8 +191,7 @@ def pagerank(graph: Graph, *, devices=2, transport: str = "threads", routing: st
                                   make_extra=_extra_maker(ranks, epsilon), output=_ranks_of,
                                   recovery="restart", arc_targets=signed_targets, out_capacity=_out_capacity,
                                   gpu_worker=CudaKernel("apportion.apps._worklist_cuda", "pagerank_worklist"))
-        run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, batch=batch,
-                                  packet_size=max(n, 1 << 16))
+        run = DistributedWorklist(graph, program, device_list, chosen, routing=routing, batch=batch)
         results.append(run.run(seeds, seed_values, transport=transport, cluster=cluster))
         started = time.perf_counter()
         # every x*_v ≥ b: a rank under b (a negative residual pushed) is raised to it, which brings it closer
