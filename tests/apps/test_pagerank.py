@@ -191,16 +191,25 @@ def test_error_bound_bounds_the_distance_of_any_positive_ranks(graph, seed, spre
 
 
 def test_start_ranks_give_each_component_its_exact_total():
-    from apportion.apps.pagerank import start_ranks
+    from apportion.apps._pagerank_kernels import degree_start
+    from apportion.apps.pagerank import error_bound, start_ranks
 
     # a triangle, a path of 4, a star of 5 and two isolated vertices
     graph = Graph.from_edges([0, 1, 2, 3, 4, 5, 7, 7, 7, 7], [1, 2, 0, 4, 5, 6, 8, 9, 10, 11], n=14)
-    x = start_ranks(graph, 0.85)
-    for component in ([0, 1, 2], [3, 4, 5, 6], [7, 8, 9, 10, 11]):  # x* sums to |C| / n on each component
-        assert x[component].sum() == pytest.approx(len(component) / 14)
     degrees = np.diff(graph.indptr)
+    x = np.empty(14)
+    degree_start(graph.indptr, graph.indices, 0.85, x)
     np.testing.assert_allclose(x[3:7], 0.15 / 14 + 0.85 * degrees[3:7] * 4 / (14 * 6))
-    np.testing.assert_allclose(x[12:], 0.15 / 14)  # an isolated vertex's exact (unnormalised) rank
+    share = np.where(degrees > 0, 0.85 / np.maximum(degrees, 1), 0.0)
+    ranks, residuals = start_ranks(graph, 0.85, share)  # after the Jacobi steps
+    for start in (x, ranks):
+        for component in ([0, 1, 2], [3, 4, 5, 6], [7, 8, 9, 10, 11]):  # x* sums to |C| / n on each component
+            assert start[component].sum() == pytest.approx(len(component) / 14)
+        np.testing.assert_allclose(start[12:], 0.15 / 14)  # an isolated vertex's exact (unnormalised) rank
+    np.testing.assert_allclose(x[:3], 1 / 14)  # a regular component starts exact
+    np.testing.assert_allclose(residuals, error_bound(graph.indptr, graph.indices, share, ranks, 0.15 / 14, 0.85)[1],
+                               atol=1e-15)
+    assert not np.allclose(ranks, x)
 
 
 def test_a_negative_share_takes_an_active_vertex_out_of_the_worklist_and_counts_it_consumed():
@@ -211,22 +220,6 @@ def test_a_negative_share_takes_an_active_vertex_out_of_the_worklist_and_counts_
     assert device.qstate[2] == 0 and device.counts[1] == 0 and device.counts[2] == 2
     device.step([9], [-0.002], budget=10)  # a negative residual at or over ε is pushed like a positive one
     assert device.qstate[2] == 0 and device.counts[0] == 1 and device.extra[9] == pytest.approx(-0.002)
-
-
-def test_heavy_tailed_graphs_are_swept_in_a_random_order_and_meshes_by_degree():
-    from apportion.apps.pagerank import relabel_order
-    from apportion.runtime.placement import relabelled
-
-    assert relabel_order(Graph.from_edges([0] * 300 + [1], list(range(1, 301)) + [2], n=302)) == "random"
-    assert relabel_order(generate("delaunay", 1 << 12, seed=1)) == "degree"
-    assert relabel_order(Graph.from_edges([], [], n=3)) == "degree"
-    graph = generate("rmat", 1 << 10, seed=2)
-    placement = apportion.place(graph, devices=2, seed=3)
-    renumbered, moved, new_of_old = relabelled(graph, placement, order="random")
-    again = relabelled(generate("rmat", 1 << 10, seed=2), placement, order="random")[2]
-    assert np.array_equal(new_of_old, again)  # seeded by the placement
-    assert np.all(np.diff(moved.owner) >= 0) and np.array_equal(moved.owner[new_of_old], placement.owner)
-    assert not np.array_equal(new_of_old, relabelled(graph, placement, order="bfs")[2])
 
 
 def test_relabelling_is_made_once_per_placement_and_undone_in_the_result():

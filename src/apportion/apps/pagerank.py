@@ -8,26 +8,25 @@ vertices whose residual is at least ε in absolute value (moving the residual to
 it to each neighbour, remote shares merged in halo entries and sent in batches; the kernel sweeps its vertices in
 memory order, `_pagerank_kernels.py`), until no residual is left at ε or above anywhere.
 
-The start (`start_ranks`). The push starts from x⁰_v = (1 - α)/n + α deg(v) |C| / (n vol(C)) on each connected
-component C (vol = the sum of the degrees; an isolated vertex gets b, its exact rank): the random walk's
-stationary distribution blended with the teleport, whose total on each component is already the exact one,
-|C| / n. Its residuals are signed and small, and only the error *within* components is left to push; starting
-from x = 0 (every residual b > 0) the push must first build the whole mass, at a loss of 1 - α per
-generation. Arc visits per arc of the graph to reach the same bound, one thread, the graphs of
-`benchmarks/runtime.py` in their own ids: rmat 18 30.4 → 4.7, delaunay 2^20 24.9 → 4.9, road 2^20 24.6 → 13.0
-(the uniform start x = 1/n: 11.6, 10.2, 12.5). The components come from a union-find pass over the arcs (20 ms
-on rmat 18), counted in the query's time.
+The start (`start_ranks`). The push starts from the *degree start* x⁰_v = (1 - α)/n + α deg(v) |C| / (n vol(C))
+on each connected component C (vol = the sum of the degrees; an isolated vertex gets b, its exact rank) — the
+random walk's stationary distribution blended with the teleport, whose total on each component is already the
+exact one, |C| / n — improved by START_STEPS = 2 Jacobi steps x ← b + α Pᵀ x (each one parallel pass over the
+arcs; they keep every component's total). Its residuals are signed and small, and only the error *within*
+components is left to push; starting from x = 0 (every residual b > 0) the push must first build the whole
+mass, at a loss of 1 - α per generation. The Jacobi steps are for heavy-tailed graphs: the degree start is
+furthest from the answer at the hubs (rmat 18's largest: a residual of 10⁶ ε), and when the sweep meets the hubs
+together (sorted by degree, below) the mass a hub pushes to its low-degree neighbours comes back to it only in
+the next sweep — that hub pushed 25 times, its residual falling 0.75× per sweep. Arc visits per arc of the graph
+to reach the same bound, one thread, the graphs of `benchmarks/runtime.py` in the degree order of one device,
+from x = 0 (in the generator's ids) / the degree start / after 1 / 2 / 3 Jacobi steps (a step counted as one
+visit per arc): rmat 18 30.4 / 16.3 / 15.3 / 5.7 / 7.4; Barabási–Albert 2^18 – / 10.0 / 10.0 / 5.9 / 6.2;
+delaunay 2^20 24.9 / 5.9 / 5.7 / 5.8 / 6.2; road 2^20 24.6 / 13.1 / 13.7 / 14.1 / 14.6 (random orders of rmat
+without steps gave 4.6–11.3 over three seeds, with two steps 5.2–5.3: the steps make the order matter no more). The components come from a union-find pass over the
+arcs (`_pagerank_kernels.degree_start`, 20 ms on rmat 18); the start is part of the query's time.
 
-The order of the sweep (`relabel_order`). The run works on `runtime.placement.relabelled(graph, placement,
-order)`: each device a contiguous block, swept in memory order. On a heavy-tailed graph the sweep order decides
-the number of pushes: sorted by degree, the hubs form one block at the head of the sweep, and the mass that a hub
-pushes to its low-degree neighbours comes back to it only in the next sweep; the largest hub of rmat 18 pushed
-25 times with its residual falling 0.75× per sweep, against 8 times and 0.03-0.15× per push (alternating in
-sign) in an order that interleaves hubs and the rest. rmat 18, one thread, arc visits per arc: degree order 16.3,
-breadth-first 15.9, a random order 4.2-5.8 (four seeds); a random order of Barabási–Albert 2^18 3.9 against 10.0
-sorted. On meshes and road graphs the order hardly changes the pushes (delaunay 4.9-6.0, road 13.0-13.4) and
-the degree order's locality is worth 20-40 % of the time, so graphs whose maximum degree is at least
-SKEWED_RATIO times the average are swept in a random order (seeded), the others in decreasing degree order.
+The run works on `runtime.placement.relabelled(graph, placement, order="degree")` (each device a contiguous block
+in breadth-first order sorted by decreasing degree; made once per graph and placement) and maps the ranks back.
 
 Convergence test, a posteriori: with D = ‖r‖₁ / (1 - α) ≥ ‖x* - x‖₁ (‖(I - α Pᵀ)⁻¹‖₁ ≤ 1 / (1 - α): Pᵀ never
 adds mass) and S = Σ x, the normalised ranks are within 2 D / S of x* / S* in L1 (x / S - x* / S* =
@@ -84,9 +83,8 @@ FLUSH_ITEMS = 1 << 13
 SCAN_EVERY = 1.0
 #: `extra` past the ranks: ε, FLUSH_ITEMS, SCAN_EVERY · n, scan mode, remote arcs since the last scan
 EXTRA_SLOTS = 5
-#: a graph whose maximum degree is at least this many times the average (of its non-isolated vertices) is swept in
-#: a random order, others in decreasing degree order (`relabel_order`)
-SKEWED_RATIO = 100.0
+#: Jacobi steps x ← b + α Pᵀ x applied to the degree start before the push (module docstring)
+START_STEPS = 2
 
 
 def _check_graph(graph) -> Graph:
@@ -117,23 +115,19 @@ def starting_threshold(n: int, alpha: float, tolerance: float) -> float:
     return STARTING_FACTOR * tolerance * (1.0 - alpha) / (2.0 * n)
 
 
-def relabel_order(graph: Graph) -> str:
-    """The order of the vertices inside each device's block that the kernel sweeps (module docstring):
-    "random" on a heavy-tailed graph (maximum degree ≥ SKEWED_RATIO × average), "degree" otherwise."""
-    degrees = np.diff(graph.indptr)
-    connected = degrees[degrees > 0]
-    if connected.size and float(degrees.max()) >= SKEWED_RATIO * float(connected.mean()):
-        return "random"
-    return "degree"
-
-
-def start_ranks(graph: Graph, alpha: float) -> np.ndarray:
-    """The unnormalised ranks the push starts from: (1 − α)/n + α deg(v) |C| / (n vol(C)) on a component C, the
-    random walk's stationary distribution blended with the teleport, with each component's exact total |C| / n
-    (module docstring)."""
-    out = np.empty(graph.n, dtype=np.float64)
-    degree_start(graph.indptr, graph.indices, float(alpha), out)
-    return out
+def start_ranks(graph: Graph, alpha: float, share: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the unnormalised ranks the push starts from, their residuals): the degree start (1 − α)/n + α deg(v) |C| /
+    (n vol(C)) on each component C — the random walk's stationary distribution blended with the teleport, with
+    each component's exact total |C| / n — after START_STEPS Jacobi steps (module docstring). `share` is α / deg
+    per vertex (0 where isolated)."""
+    ranks = np.empty(graph.n, dtype=np.float64)
+    degree_start(graph.indptr, graph.indices, float(alpha), ranks)
+    base = (1.0 - alpha) / graph.n
+    _, residuals = error_bound(graph.indptr, graph.indices, share, ranks, base, alpha)
+    for _ in range(START_STEPS):
+        ranks += residuals  # x ← b + α Pᵀ x
+        _, residuals = error_bound(graph.indptr, graph.indices, share, ranks, base, alpha)
+    return ranks, residuals
 
 
 def error_bound(indptr, indices, share, ranks, base: float, alpha: float) -> tuple[float, np.ndarray]:
@@ -175,12 +169,11 @@ def pagerank(graph: Graph, *, devices=2, transport: str = "threads", routing: st
     device_list = resolve_devices(devices)
     chosen = resolve_placement(placement, graph, device_list, seed)
     original_placement = chosen
-    graph, chosen, new_of_old = relabelled(graph, chosen, order=relabel_order(graph))
+    graph, chosen, new_of_old = relabelled(graph, chosen, order="degree")
     degrees = np.diff(graph.indptr)
     share = np.where(degrees > 0, alpha / np.maximum(degrees, 1), 0.0)
     started = time.perf_counter()
-    ranks = start_ranks(graph, alpha)
-    _, residuals = error_bound(graph.indptr, graph.indices, share, ranks, base, alpha)
+    ranks, residuals = start_ranks(graph, alpha, share)
     start_s = time.perf_counter() - started
     results = []
     while True:

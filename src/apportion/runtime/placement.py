@@ -224,7 +224,7 @@ class PairCache:
 #: (graph, placement, order) -> (relabelled graph, relabelled placement, new_of_old)
 _RELABELLED = PairCache()
 #: the orders of a device's block in `relabelled`
-RELABEL_ORDERS = ("bfs", "degree", "random")
+RELABEL_ORDERS = ("bfs", "degree")
 
 
 def relabelled(graph: Graph, placement: Placement, order: str = "bfs") -> tuple[Graph, Placement, np.ndarray]:
@@ -238,9 +238,7 @@ def relabelled(graph: Graph, placement: Placement, order: str = "bfs") -> tuple[
     same process, load 2.4-3.2). "degree": the same order sorted (stably) by decreasing degree — the residuals and
     ranks of the vertices that most arcs reach share cache lines; PageRank, two devices, best of 5 (quiet
     machine): rmat 18 0.456 -> 0.407 s, delaunay 2^20 0.342 -> 0.290 s, road 2^20 0.269 -> 0.214 s (BFS on it:
-    within 10 % either way, so BFS keeps "bfs"). "random": each block in a random order (seeded by the
-    placement's seed): no locality, but no structure either — what PageRank's sweeps want on a heavy-tailed graph
-    (apps/pagerank.py, `relabel_order`). Made once per (graph, placement, order) while both live — like
+    within 10 % either way, so BFS keeps "bfs"). Made once per (graph, placement, order) while both live — like
     the placement itself, preprocessing that every later query reuses (0.1-0.4 s at 2^20, paid by the first
     query). BFS, SSSP (with `relabelled_arc_values` for its weights) and PageRank run on it and map their values
     back."""
@@ -252,10 +250,7 @@ def relabelled(graph: Graph, placement: Placement, order: str = "bfs") -> tuple[
 def _relabel(graph: Graph, placement: Placement, order: str) -> tuple[Graph, Placement, np.ndarray]:
     """`relabelled`'s work, uncached."""
     n = graph.n
-    if order == "random":
-        by_bfs = np.random.default_rng(placement.seed).permutation(n)
-    else:
-        by_bfs = bfs_order(graph.indptr, graph.indices)
+    by_bfs = bfs_order(graph.indptr, graph.indices)
     if order == "degree":
         by_bfs = by_bfs[np.argsort(-np.diff(graph.indptr)[by_bfs], kind="stable")]
     permutation = by_bfs[np.argsort(placement.owner[by_bfs], kind="stable")]
