@@ -12,7 +12,7 @@ from apportion.graph.csr import Graph
 from apportion.partitioning.vertex._flow_kernels import augment
 from apportion.partitioning.vertex._partition_kernels import block_weights
 from apportion.partitioning.vertex.contract import LevelGraph
-from apportion.partitioning.vertex.flow import block_pairs, refine_flows
+from apportion.partitioning.vertex.flow import block_pairs, disjoint_batches, refine_flows
 from apportion.partitioning.vertex.options import PRESETS
 
 from vertex_helpers import recount
@@ -152,6 +152,65 @@ def test_block_pairs_are_the_quotient_graph():
             expected[key] = expected.get(key, 0) + int(c)
     assert {(int(a), int(b)): int(c) for a, b, c in pairs} == expected
     assert list(pairs[:, 2]) == sorted(pairs[:, 2], reverse=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(k=st.integers(2, 9), pairs=st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8)), max_size=40))
+def test_disjoint_batches_keep_the_order_of_pairs_that_share_a_block(k, pairs):
+    pairs = np.array([(min(a, b) % k, max(a, b) % k) for a, b in pairs if a % k != b % k] or np.zeros((0, 2)),
+                     dtype=np.int64).reshape(-1, 2)
+    batches = disjoint_batches(pairs, k)
+    which = np.full(pairs.shape[0], -1)
+    for number, batch in enumerate(batches):
+        assert batch.shape[0] > 0
+        blocks = pairs[batch].ravel()
+        assert np.unique(blocks).shape[0] == blocks.shape[0]  # no block twice in a batch
+        assert np.all(which[batch] == -1)
+        which[batch] = number
+    assert np.all(which >= 0)  # every pair in exactly one batch
+    for i in range(pairs.shape[0]):
+        for j in range(i + 1, pairs.shape[0]):
+            if set(pairs[i]) & set(pairs[j]):
+                assert which[i] < which[j]  # a later pair sharing a block runs in a later batch
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(20, 120), k=st.integers(4, 9), seed=st.integers(0, 10_000), threads=st.integers(1, 3))
+def test_batched_pairs_give_what_the_pairs_one_after_the_other_give(n, k, seed, threads):
+    import numba
+
+    from apportion.partitioning.vertex._flow_kernels import refine_pair
+    from apportion._kernels.hashing import mix_hash
+
+    graph = _random_weighted_graph(n, 3 * n, 1, seed)
+    level = LevelGraph.from_graph(graph)
+    start = np.random.default_rng(seed).integers(0, k, size=n).astype(np.int32)
+    bw0 = block_weights(level.vertex_weights, start, k)
+    limits = bw0 + 2
+    # the reference: one round, every pair in the scheduling order, one after the other
+    serial, bw = start.copy(), bw0.copy()
+    from apportion.partitioning.vertex.boundary import all_boundary_vertices
+
+    boundary = all_boundary_vertices(level, serial)
+    local, region = np.full(n, -1, dtype=np.int32), np.empty(n, dtype=np.int32)
+    for a, b, _ in block_pairs(level, serial, k, boundary):
+        fraction = 0.5
+        for _ in range(2):  # refine_flows' default: one retry with a quarter of the fraction
+            gain = refine_pair(level.indptr, level.indices, level.edge_weights, level.vertex_weights, serial, bw,
+                               limits, int(a), int(b), fraction, 0, boundary, local, region,
+                               int(mix_hash(seed * 65_537, a * k + b)), 1 << 30)
+            if gain > 0:
+                break
+            fraction *= 0.25
+    batched, bw_batched = start.copy(), bw0.copy()
+    previous = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        refine_flows(level, batched, bw_batched, limits, 1, 0.5, seed)
+    finally:
+        numba.set_num_threads(previous)
+    assert np.array_equal(batched, serial)
+    assert np.array_equal(bw_batched, bw)
 
 
 def test_strong_preset_runs_flows():

@@ -569,3 +569,27 @@ def refine_pair(indptr, indices, edge_weights, vertex_weights, part, bw, max_wei
     for i in range(count):
         local[region[i]] = -1
     return gain
+
+
+@njit(cache=True, nogil=True)
+def refine_pairs_chunk(first, stride, chunks, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights,
+                       pairs, region_fraction, retries, retry_shrink, max_depth, boundary, local, region, seeds,
+                       max_flow_piercings, gains):
+    """Chunks first, first + stride, ... of a batch of block pairs with no block in common (a chunk kernel for
+    `apportion._chunked.run_chunked`, one pair per chunk): `refine_pair` on pair i = (pairs[i, 0], pairs[i, 1])
+    with seed seeds[i], retried up to `retries` times with the region fraction times `retry_shrink` while it
+    finds nothing; gains[i] = its cut decrease. A call uses scratch row `first` of `local` and `region` (one per
+    thread). Pairs without a common block touch disjoint vertices, block weights and parts, and a vertex another
+    pair moves never enters or leaves this pair's blocks, so the batch gives what the pairs one after the other
+    give, in any order."""
+    for i in range(first, chunks, stride):
+        fraction = region_fraction
+        gain = 0
+        for _ in range(1 + retries):
+            gain = refine_pair(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, pairs[i, 0],
+                               pairs[i, 1], fraction, max_depth, boundary, local[first], region[first], seeds[i],
+                               max_flow_piercings)
+            if gain > 0:
+                break
+            fraction *= retry_shrink
+        gains[i] = gain

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from apportion.partitioning.vertex._flow_kernels import quotient_edges, refine_pair
+from apportion._chunked import run_chunked, thread_budget
 from apportion._kernels.hashing import mix_hash
+from apportion.partitioning.vertex._flow_kernels import quotient_edges, refine_pairs_chunk
 from apportion.partitioning.vertex.boundary import all_boundary_vertices
 from apportion.partitioning.vertex.contract import LevelGraph
 
@@ -25,6 +26,25 @@ def block_pairs(graph: LevelGraph, part: np.ndarray, k: int, boundary: np.ndarra
     block_a, block_b, weight = quotient_edges(graph.indptr, graph.indices, graph.edge_weights, part, k, boundary)
     order = np.lexsort((block_b, block_a, -weight))
     return np.stack([block_a[order].astype(np.int64), block_b[order].astype(np.int64), weight[order]], axis=1)
+
+
+def disjoint_batches(pairs: np.ndarray, k: int) -> list[np.ndarray]:
+    """The rows of `pairs` (block pairs in their scheduling order) cut into batches of pairs without a block in
+    common, so that running the batches one after the other, each batch's pairs at the same time, gives what the
+    pairs one after the other in their order give: a pair joins a batch only when no earlier pair not yet in an
+    earlier batch shares a block with it. Returns index arrays into `pairs`."""
+    remaining = np.arange(pairs.shape[0])
+    batches = []
+    while remaining.shape[0]:
+        taken = np.zeros(k, dtype=np.bool_)
+        chosen = np.zeros(remaining.shape[0], dtype=np.bool_)
+        for i, index in enumerate(remaining):
+            a, b = pairs[index, 0], pairs[index, 1]
+            chosen[i] = not (taken[a] or taken[b])
+            taken[a] = taken[b] = True  # a pair left for later blocks its blocks for the later pairs too
+        batches.append(remaining[chosen])
+        remaining = remaining[~chosen]
+    return batches
 
 
 def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray, rounds: int,
@@ -40,14 +60,18 @@ def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weight
     are often unbalanced and the search for a balanced one exceeds the current cut, where a smaller region
     finds one). `max_flow_piercings` bounds the piercings that need more flow per pair; `max_depth` (> 0)
     bounds the region's distance in hops from the common boundary (on large blocks the weight bound alone
-    allows very large regions); measured effects in docs/partition.md, "Measurements behind the defaults". Never increases the cut; never pushes a block above `max_weights` (in any
-    constraint). Deterministic for a given seed. Updates part and bw; returns the cut decrease.
+    allows very large regions); measured effects in docs/partition.md, "Measurements behind the defaults". Never
+    increases the cut; never pushes a block above `max_weights` (in any constraint). The pairs of a round run in
+    batches of pairs without a common block (`disjoint_batches`), each batch's pairs on every thread at once,
+    with the result of the pairs one after the other. Deterministic for a given seed, whatever the thread
+    count. Updates part and bw; returns the cut decrease.
     """
     k = bw.shape[0]
     if rounds <= 0 or graph.n == 0 or k < 2:
         return 0
-    local = np.full(graph.n, -1, dtype=np.int32)
-    region = np.empty(graph.n, dtype=np.int32)
+    threads = thread_budget()
+    local = np.full((threads, graph.n), -1, dtype=np.int32)
+    region = np.empty((threads, graph.n), dtype=np.int32)
     total_gain = 0
     active = np.ones(k, dtype=np.bool_)
     for r in range(rounds):
@@ -56,26 +80,20 @@ def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weight
         if boundary.shape[0] == 0:
             break
         pairs = block_pairs(graph, part, k, boundary)
+        pairs = pairs[active[pairs[:, 0]] | active[pairs[:, 1]], :2]
+        seeds = np.array([mix_hash(seed * 65_537 + r, a * k + b) for a, b in pairs], dtype=np.int64)
         changed = np.zeros(k, dtype=np.bool_)
         round_gain = 0
-        for a, b, _ in pairs:
-            if not (active[a] or active[b]):
-                continue
-            pair_seed = int(mix_hash(seed * 65_537 + r, a * k + b))
-            gain = 0
-            fraction = float(region_fraction)
-            for _ in range(1 + retries):
-                gain = int(refine_pair(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights,
-                                       part, bw, max_weights, int(a), int(b), fraction, int(max_depth), boundary,
-                                       local, region, pair_seed, max_flow_piercings))
-                if gain > 0:
-                    break
-                # KaFFPa's adaptive region: a region too large for a balanced cut below the current one
-                # often has a smaller one that does
-                fraction *= retry_shrink
-            if gain > 0:
-                round_gain += gain
-                changed[a] = changed[b] = True
+        for batch in disjoint_batches(pairs, k):
+            gains = np.zeros(batch.shape[0], dtype=np.int64)
+            run_chunked(refine_pairs_chunk, batch.shape[0], graph.indptr, graph.indices, graph.edge_weights,
+                        graph.vertex_weights, part, bw, max_weights, pairs[batch], float(region_fraction),
+                        int(retries), float(retry_shrink), int(max_depth), boundary, local, region, seeds[batch],
+                        int(max_flow_piercings), gains)
+            improved = batch[gains > 0]
+            round_gain += int(gains.sum())
+            changed[pairs[improved, 0]] = True
+            changed[pairs[improved, 1]] = True
         total_gain += round_gain
         if round_gain == 0:
             break
