@@ -217,6 +217,39 @@ def test_strong_preset_runs_flows():
     assert PRESETS["strong"].flow_rounds > 0
 
 
+def test_default_runs_cheap_flows_on_the_finest_level_of_large_graphs_only(monkeypatch):
+    import apportion
+    from apportion.errors import InputError
+    from apportion.partitioning.vertex import refine as refine_module
+    from apportion.partitioning.vertex.options import preset_options
+
+    default = PRESETS["default"]
+    assert default.flow_rounds == 1 and default.flow_finest_only and default.flow_min_vertices >= 1_000_000
+    assert dict(default.heavy_tailed.changes)["flow_rounds"] == 0
+    sizes = []
+    original = refine_module.refine_flows
+
+    def counting(graph, *args, **kwargs):
+        sizes.append(graph.n)
+        return original(graph, *args, **kwargs)
+
+    monkeypatch.setattr(refine_module, "refine_flows", counting)
+    grid = apportion.generate("grid2d", rows=60, cols=60)
+    apportion.partition(grid, 8)
+    assert not sizes  # under flow_min_vertices: none
+    apportion.partition(grid, 8, preset=preset_options("default", flow_min_vertices=0))
+    assert sizes == [grid.n]  # the finest level only, once
+    sizes.clear()
+    apportion.partition(grid, 8, preset=preset_options("default", flow_min_vertices=0, flow_finest_only=False))
+    assert len(sizes) > 1 and max(sizes) == grid.n
+    try:
+        preset_options("default", flow_finest_only=1)
+    except InputError as error:
+        assert "flow_finest_only must be True or False" in str(error)
+    else:
+        raise AssertionError("a non-bool flow_finest_only was accepted")
+
+
 def test_flows_skip_hub_graphs_and_run_on_others(monkeypatch):
     """strong's heavy-tailed variant: flows on a mesh-like graph, none on one dominated by hubs."""
     import apportion

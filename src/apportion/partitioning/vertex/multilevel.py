@@ -325,7 +325,7 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
             bw = block_weights(graph.vertex_weights, part, k)
             rebalance_partition(graph, part, bw, limits, final=final)
         with watch.phase("refine"):
-            refine(graph, part, bw, ctx, ctx.seed + 101 * depth)
+            refine(graph, part, bw, ctx, ctx.seed + 101 * depth, finest=final)
         with watch.phase("rebalance"):
             rebalance_partition(graph, part, bw, limits, final=final)
         ctx.progress.advance(step)

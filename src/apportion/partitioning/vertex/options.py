@@ -85,6 +85,8 @@ class PartitionOptions:
         flow_max_piercings: a pair's search for a balanced cut gives up after this many piercings that needed
             more flow (each a max-flow update of the whole region; unbounded searches cost much for little).
         flow_min_vertices: flows run only on levels with at least this many vertices (the finer levels).
+        flow_finest_only: flows run only on the finest level of each multilevel cycle (where a cut edge is an
+            edge of the input; the coarser levels' flows cost more per unit of cut they save).
     Repetitions:
         multilevel_runs: independent multilevel cycles with different seeds; the one with the smallest cut is
             kept (and the V-cycles then improve it).
@@ -129,6 +131,7 @@ class PartitionOptions:
     flow_region_depth: int = 0
     flow_max_piercings: int = 16
     flow_min_vertices: int = 0
+    flow_finest_only: bool = False
     vcycles: int = 0
     multilevel_runs: int = 1
     runs: tuple[Variant, ...] = ()
@@ -165,6 +168,9 @@ def _check_fields(options: "PartitionOptions", where: str) -> None:
             if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name in _AT_LEAST_ONE else 0):
                 least = 1 if name in _AT_LEAST_ONE else 0
                 raise InputError(f"{label} must be an integer >= {least}, got {value!r}")
+        elif spec.type == "bool":
+            if not isinstance(value, bool):
+                raise InputError(f"{label} must be True or False, got {value!r}")
         elif spec.type == "float":
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                     or value < 0:
@@ -186,9 +192,10 @@ def _check_variant(options: "PartitionOptions", variant: Variant, field_name: st
 
 
 #: `default` on heavy-tailed graphs: matching first ("auto") where clustering builds hub clusters, on graphs
-#: of up to 250,000 vertices (above, matching's hierarchy keeps nearly every edge for many levels)
-HEAVY_TAILED_AUTO = Variant.of("heavy-tailed: matching first up to 250k vertices", coarsening="auto",
-                               matching_first_max_n=250_000)
+#: of up to 250,000 vertices (above, matching's hierarchy keeps nearly every edge for many levels); no flows
+#: (hubs make every region large, the quotient graph nearly complete)
+HEAVY_TAILED_AUTO = Variant.of("heavy-tailed: matching first up to 250k vertices, no flows", coarsening="auto",
+                               matching_first_max_n=250_000, flow_rounds=0)
 #: `fast` on heavy-tailed graphs: clustering and no k-way FM (its moves around hubs are costly)
 HEAVY_TAILED_NO_FM = Variant.of("heavy-tailed: clustering, no FM", coarsening="clustering", fm_passes=0)
 #: `strong` on heavy-tailed graphs: no flows (hubs make every region large, the quotient graph nearly complete)
@@ -208,7 +215,9 @@ PRESETS: Registry[PartitionOptions] = Registry("preset", {
                              lp_refine_passes=2, fm_passes=2, fm_stop_fraction=0.1, coarsest_per_block=20,
                              heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_NO_FM),
     "default": PartitionOptions(clustering_rounds=3, coarsest_per_block=30, initial_tries=8, fm_passes=8,
-                                fm_stop_fraction=0.25, heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_AUTO),
+                                fm_stop_fraction=0.25, flow_rounds=1, flow_region_fraction=0.1, flow_region_depth=2,
+                                flow_max_piercings=4, flow_min_vertices=2_000_000, flow_finest_only=True,
+                                heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_AUTO),
     "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
                                initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
                                fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=2,

@@ -117,16 +117,19 @@ def refine_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: 
                        max_weights, k, passes, stop_fraction, seed, vertices, float(min_improvement)))
 
 
-def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ctx: PartitionContext, seed: int) -> None:
+def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ctx: PartitionContext, seed: int,
+           finest: bool = True) -> None:
     """The refinement of one level under `ctx.max_block_weights` as `ctx.options` say: two-direction passes,
     then FM passes, both on the boundary only; then, on levels of at least `options.flow_min_vertices`
-    vertices, `options.flow_rounds` rounds of flow refinement of block pairs, followed by FM once more when the
-    flows lowered the cut. Updates part and bw."""
+    vertices (and only on the `finest` level under `options.flow_finest_only`), `options.flow_rounds` rounds
+    of flow refinement of block pairs, followed by FM once more when the flows lowered the cut. Updates part
+    and bw."""
     max_weights, options = ctx.max_block_weights, ctx.options
     _, boundary = refine_two_direction(graph, part, bw, max_weights, options.lp_refine_passes, seed)
     refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 1, boundary,
               options.fm_min_improvement)
-    if options.flow_rounds > 0 and graph.n >= options.flow_min_vertices:
+    flows = options.flow_rounds > 0 and graph.n >= options.flow_min_vertices
+    if flows and (finest or not options.flow_finest_only):
         before = part.copy()
         if refine_flows(graph, part, bw, max_weights, options.flow_rounds, options.flow_region_fraction,
                         seed + 2, max_depth=options.flow_region_depth,
