@@ -157,7 +157,10 @@ def _build_network(indptr, indices, edge_weights, part, region, nregion, local, 
         to_sink = 0
         for e in range(indptr[v], indptr[v + 1]):
             u = indices[e]
-            j = local[u]
+            pu = part[u]
+            # local is shared by the pairs that run at the same time: only a vertex of this pair's blocks is
+            # read (another pair's region vertices lie in other blocks)
+            j = local[u] if pu == block_a or pu == block_b else -1
             w = edge_weights[e]
             if j >= 0:
                 if j > i:
@@ -167,9 +170,9 @@ def _build_network(indptr, indices, edge_weights, part, region, nregion, local, 
                     npairs += 1
                     if part[u] != pv:
                         cut += w
-            elif part[u] == block_a:
+            elif pu == block_a:
                 to_source += w
-            elif part[u] == block_b:
+            elif pu == block_b:
                 to_sink += w
         if to_source > 0:
             pair_x[npairs] = i
@@ -578,8 +581,8 @@ def refine_pairs_chunk(first, stride, chunks, indptr, indices, edge_weights, ver
     """Chunks first, first + stride, ... of a batch of block pairs with no block in common (a chunk kernel for
     `apportion._chunked.run_chunked`, one pair per chunk): `refine_pair` on pair i = (pairs[i, 0], pairs[i, 1])
     with seed seeds[i], retried up to `retries` times with the region fraction times `retry_shrink` while it
-    finds nothing; gains[i] = its cut decrease. A call uses scratch row `first` of `local` and `region` (one per
-    thread). Pairs without a common block touch disjoint vertices, block weights and parts, and a vertex another
+    finds nothing; gains[i] = its cut decrease. `local` (all -1, length n) is shared: a pair sets and reads the
+    entries of its own blocks' vertices only; a call uses row `first` of `region` (one per thread). Pairs without a common block touch disjoint vertices, block weights and parts, and a vertex another
     pair moves never enters or leaves this pair's blocks, so the batch gives what the pairs one after the other
     give, in any order."""
     for i in range(first, chunks, stride):
@@ -587,7 +590,7 @@ def refine_pairs_chunk(first, stride, chunks, indptr, indices, edge_weights, ver
         gain = 0
         for _ in range(1 + retries):
             gain = refine_pair(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, pairs[i, 0],
-                               pairs[i, 1], fraction, max_depth, boundary, local[first], region[first], seeds[i],
+                               pairs[i, 1], fraction, max_depth, boundary, local, region[first], seeds[i],
                                max_flow_piercings)
             if gain > 0:
                 break

@@ -70,7 +70,7 @@ def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weight
     if rounds <= 0 or graph.n == 0 or k < 2:
         return 0
     threads = thread_budget()
-    local = np.full((threads, graph.n), -1, dtype=np.int32)
+    local = np.full(graph.n, -1, dtype=np.int32)
     region = np.empty((threads, graph.n), dtype=np.int32)
     total_gain = 0
     active = np.ones(k, dtype=np.bool_)
