@@ -47,7 +47,7 @@ def test_pair_hash_is_the_former_symmetric_function(a, b, seed):
 
 
 def _heap(n):
-    return (np.empty(n, dtype=np.int32), np.zeros(n, dtype=np.int64), np.full(n, -1, dtype=np.int64),
+    return (np.empty(n, dtype=np.int32), np.zeros(n, dtype=np.int64), np.full(n, -1, dtype=np.int32),
             np.zeros(1, dtype=np.int64))
 
 

@@ -1,7 +1,8 @@
 """The one binary heap of the project: an addressable max-heap of item ids keyed by an int64 array.
 
 Arrays (all C-contiguous): `heap` int32, the item ids in heap order; `key` int64, the key of every item;
-`pos` int64, every item's position in `heap` (-1 = absent; all -1 before first use); `size` int64 of length 1.
+`pos` int32, every item's position in `heap` (-1 = absent; all -1 before first use; 4 bytes an item: FM's heap
+on a 2^21-vertex graph is 8 MB smaller than with int64, and item ids are int32 anyway); `size` int64 of length 1.
 Keys change through `heap_push_or_update`, which moves the item up or down.
 
 Ties between equal keys: the plain functions leave them to the heap's shape (what the vertex partitioner's FM,
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from numba import njit
 
-_SIGNATURE_HEAP = "int32[::1], int64[::1], int64[::1]"
+_SIGNATURE_HEAP = "int32[::1], int64[::1], int32[::1]"
 
 
 @njit("boolean(int64[::1], int64, int64, boolean)", cache=True, nogil=True)
@@ -128,7 +129,7 @@ def heap_pop_by_id(heap, key, pos, size):
     return v
 
 
-@njit("void(int32[::1], int64[::1], int64[::1])", cache=True, nogil=True)
+@njit("void(int32[::1], int32[::1], int64[::1])", cache=True, nogil=True)
 def heap_clear(heap, pos, size):
     """Empty the heap (every item's position back to -1) in O(size)."""
     for i in range(size[0]):

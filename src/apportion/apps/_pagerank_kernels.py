@@ -34,15 +34,15 @@ Between scans the sums stay with the sender across batches (safe: the device has
 termination count is not zero and the worker calls again). On rmat 18, two devices: 0.60 → 0.46 s, the items
 sent 19 M → 16 M (`benchmarks/runtime.py`'s PageRank row).
 
-The active set is the worklist: an owned vertex is active exactly while |residual| ≥ ε, so the kernel counts
-the crossings of ±ε (in and out) instead of keeping flags; `qstate[2]` holds the count (what the termination count and the worker read). The order is not
-FIFO. The kernel sweeps the vertex ids in
-increasing order from a cursor kept in `qstate[0]` (wrapping around), processing the active vertices it meets:
-a Gauss-Seidel order. Against a FIFO queue this (1) reads the CSR arrays and the ranks in memory order instead of
-jumping to wherever the queue points, and (2) lets a vertex activated ahead of the cursor in the same sweep
-absorb what it received before it pushes, so it pushes more mass at a time. Measured on one thread over the whole
-of delaunay 2^20 at the same ε: 0.71 s for the sweep against 8.9 s for the FIFO queue, for the same 33.6 M
-pushes (rmat 18: 0.61 s against 2.4 s) — the queue's random walk through 40 MB of arrays was the cost.
+The active set is the worklist: an owned vertex is active exactly while |residual| ≥ ε, so the kernel counts the
+crossings of ±ε (in and out) instead of keeping flags; `qstate[2]` holds the count (what the termination count and
+the worker read). The order is not FIFO. The kernel sweeps the vertex ids in increasing order from a cursor kept in
+`qstate[0]` (wrapping around), processing the active vertices it meets: a Gauss-Seidel order. Against a FIFO queue
+this (1) reads the CSR arrays and the ranks in memory order instead of jumping to wherever the queue points, and (2)
+lets a vertex activated ahead of the cursor in the same sweep absorb what it received before it pushes, so it pushes
+more mass at a time. Measured on one thread over the whole of delaunay 2^20 at the same ε: 0.71 s for the sweep
+against 8.9 s for the FIFO queue, for the same 33.6 M pushes (rmat 18: 0.61 s against 2.4 s) — the queue's random
+walk through 40 MB of arrays was the cost.
 `flags`, `queue` and the deferred list are unused.
 
 The run ends with every residual under ε in absolute value. The order of

@@ -22,8 +22,9 @@ to reach the same bound, one thread, the graphs of `benchmarks/runtime.py` in th
 from x = 0 (in the generator's ids) / the degree start / after 1 / 2 / 3 Jacobi steps (a step counted as one
 visit per arc): rmat 18 30.4 / 16.3 / 15.3 / 5.7 / 7.4; Barabási–Albert 2^18 – / 10.0 / 10.0 / 5.9 / 6.2;
 delaunay 2^20 24.9 / 5.9 / 5.7 / 5.8 / 6.2; road 2^20 24.6 / 13.1 / 13.7 / 14.1 / 14.6 (random orders of rmat
-without steps gave 4.6–11.3 over three seeds, with two steps 5.2–5.3: the steps make the order matter no more). The components come from a union-find pass over the
-arcs (`_pagerank_kernels.degree_start`, 20 ms on rmat 18); the start is part of the query's time.
+without steps gave 4.6–11.3 over three seeds, with two steps 5.2–5.3: the steps make the order matter no
+more). The components come from a union-find pass over the arcs (`_pagerank_kernels.degree_start`, 20 ms on
+rmat 18); the start is part of the query's time.
 
 The run works on `runtime.placement.relabelled(graph, placement, order="degree")` (each device a contiguous block
 in breadth-first order sorted by decreasing degree; made once per graph and placement) and maps the ranks back.

@@ -192,12 +192,12 @@ def test_batched_pairs_give_what_the_pairs_one_after_the_other_give(n, k, seed, 
     from apportion.partitioning.vertex.boundary import all_boundary_vertices
 
     boundary = all_boundary_vertices(level, serial)
-    local, region = np.full(n, -1, dtype=np.int32), np.empty(n, dtype=np.int32)
+    local = np.full(n, -1, dtype=np.int32)
     for a, b, _ in block_pairs(level, serial, k, boundary):
         fraction = 0.5
         for _ in range(2):  # refine_flows' default: one retry with a quarter of the fraction
             gain = refine_pair(level.indptr, level.indices, level.edge_weights, level.vertex_weights, serial, bw,
-                               limits, int(a), int(b), fraction, 0, boundary, local, region,
+                               limits, int(a), int(b), fraction, 0, boundary, local,
                                int(mix_hash(seed * 65_537, a * k + b)), 1 << 30)
             if gain > 0:
                 break

@@ -31,7 +31,7 @@ def ne_kernel(indptr, targets, edge_of_entry, m, k, part_sizes, vertex_order):
     outside = np.zeros(n, dtype=np.int64)   # unassigned edges from a boundary vertex to vertices outside S
     heap = np.empty(max(n, 1), dtype=np.int32)
     heap_key = np.zeros(max(n, 1), dtype=np.int64)
-    heap_pos = np.full(max(n, 1), -1, dtype=np.int64)
+    heap_pos = np.full(max(n, 1), -1, dtype=np.int32)
     heap_size = np.zeros(1, dtype=np.int64)
     pointer = 0
     for p in range(k - 1):

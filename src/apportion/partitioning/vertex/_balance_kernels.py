@@ -82,7 +82,7 @@ def rebalance(indptr, indices, edge_weights, vertex_weights, part, bw, max_weigh
     touched = np.zeros(k, dtype=np.int32)
     heap = np.empty(n, dtype=np.int32)
     key = np.zeros(n, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int64)
+    pos = np.full(n, -1, dtype=np.int32)
     size = np.zeros(1, dtype=np.int64)
     for r in range(rounds):
         any_over = False

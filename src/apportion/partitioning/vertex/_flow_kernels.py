@@ -76,6 +76,16 @@ def _take_if_room(v, vertex_weights, taken, bound, local, region, count):
 
 
 @njit(cache=True, nogil=True)
+def _room_for_one_more(region, count):
+    """`region` itself while it has room at position `count`, else a copy twice as long."""
+    if count < region.shape[0]:
+        return region
+    grown = np.empty(2 * region.shape[0], dtype=region.dtype)
+    grown[:count] = region[:count]
+    return grown
+
+
+@njit(cache=True, nogil=True)
 def _grow_side(indptr, indices, edge_weights, vertex_weights, part, own, other, boundary, bound, max_depth, local,
                region, count):
     """Breadth-first search inside block `own` from its vertices adjacent to block `other`, taking a vertex
@@ -83,7 +93,7 @@ def _grow_side(indptr, indices, edge_weights, vertex_weights, part, own, other, 
     most strongly connected to `other` (ties in boundary order), so vertices that belong there enter the region
     first and what is left for the terminal is the block's firm part. No vertex farther than `max_depth` hops
     from the seeds is taken (0: no limit). Appends the vertices to `region` from position `count`, sets
-    local[v] to their position; returns the new count."""
+    local[v] to their position; returns (the new count, `region` or a longer copy of it when it filled up)."""
     ncon = vertex_weights.shape[1]
     taken = np.zeros(ncon, dtype=np.int64)
     start = count
@@ -113,6 +123,7 @@ def _grow_side(indptr, indices, edge_weights, vertex_weights, part, own, other, 
             nseeds += 1
     order = stable_argsort(keys)
     for i in range(nseeds):
+        region = _room_for_one_more(region, count)
         count = _take_if_room(seeds[order[i]], vertex_weights, taken, bound, local, region, count)
     head = start
     layer_end = count
@@ -129,8 +140,9 @@ def _grow_side(indptr, indices, edge_weights, vertex_weights, part, own, other, 
             u = indices[e]
             if part[u] != own or local[u] >= 0:
                 continue
+            region = _room_for_one_more(region, count)
             count = _take_if_room(u, vertex_weights, taken, bound, local, region, count)
-    return count
+    return count, region
 
 
 @njit(cache=True, nogil=True)
@@ -506,16 +518,17 @@ def flowcutter(start, head, cap, rev, node_weights, origin, limit_a, limit_b, in
 
 @njit(cache=True, nogil=True)
 def refine_pair(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, block_a, block_b,
-                region_fraction, max_depth, boundary, local, region, seed, max_flow_piercings):
+                region_fraction, max_depth, boundary, local, seed, max_flow_piercings):
     """Flow-based refinement of the blocks block_a and block_b (KaFFPa's flow refinement, Sanders and Schulz
     2011, with FlowCutter's balanced cuts as in Mt-KaHyPar).
 
-    The region grows breadth-first from the common boundary inside A, up to (room left in B) +
-    region_fraction * B's limit of weight (never all of A) and `max_depth` hops (0: no limit), and likewise
-    inside B; the rest of A becomes the source, the rest of B the sink, and `flowcutter` looks for a balanced minimum cut. It is applied only when
-    it cuts less than the current split and both blocks stay within their limits (every constraint). Edges to
-    other blocks are cut either way, so the k-way cut drops by exactly the gain. Updates part and bw; `local`
-    (all -1, length n) and `region` (length n) are scratch, returned as found. Returns the cut decrease."""
+    The region grows breadth-first from the common boundary inside A, up to (room left in B) + region_fraction * B's
+    limit of weight (never all of A) and `max_depth` hops (0: no limit), and likewise inside B; the rest of A
+    becomes the source, the rest of B the sink, and `flowcutter` looks for a balanced minimum cut. It is applied
+    only when it cuts less than the current split and both blocks stay within their limits (every constraint). Edges
+    to other blocks are cut either way, so the k-way cut drops by exactly the gain. Updates part and bw; `local`
+    (all -1, length n) is scratch, returned as found; the region's list of vertices is allocated here and grows with
+    it (a region is a small part of its two blocks). Returns the cut decrease."""
     ncon = vertex_weights.shape[1]
     bound_a = np.empty(ncon, dtype=np.int64)
     bound_b = np.empty(ncon, dtype=np.int64)
@@ -524,11 +537,12 @@ def refine_pair(indptr, indices, edge_weights, vertex_weights, part, bw, max_wei
         room_a = max(max_weights[block_a, c] - bw[block_a, c], 0)
         bound_a[c] = min(room_b + np.int64(region_fraction * max_weights[block_b, c]), bw[block_a, c] - 1)
         bound_b[c] = min(room_a + np.int64(region_fraction * max_weights[block_a, c]), bw[block_b, c] - 1)
-    count = _grow_side(indptr, indices, edge_weights, vertex_weights, part, block_a, block_b, boundary, bound_a,
-                       max_depth, local, region, 0)
+    region = np.empty(min(max(indptr.shape[0] - 1, 1), 1024), dtype=np.int32)
+    count, region = _grow_side(indptr, indices, edge_weights, vertex_weights, part, block_a, block_b, boundary,
+                               bound_a, max_depth, local, region, 0)
     count_a = count
-    count = _grow_side(indptr, indices, edge_weights, vertex_weights, part, block_b, block_a, boundary, bound_b,
-                       max_depth, local, region, count)
+    count, region = _grow_side(indptr, indices, edge_weights, vertex_weights, part, block_b, block_a, boundary,
+                               bound_b, max_depth, local, region, count)
     gain = 0
     if count_a > 0 and count > count_a:
         start, head, cap, rev, cut = _build_network(indptr, indices, edge_weights, part, region, count, local,
@@ -576,21 +590,21 @@ def refine_pair(indptr, indices, edge_weights, vertex_weights, part, bw, max_wei
 
 @njit(cache=True, nogil=True)
 def refine_pairs_chunk(first, stride, chunks, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights,
-                       pairs, region_fraction, retries, retry_shrink, max_depth, boundary, local, region, seeds,
+                       pairs, region_fraction, retries, retry_shrink, max_depth, boundary, local, seeds,
                        max_flow_piercings, gains):
     """Chunks first, first + stride, ... of a batch of block pairs with no block in common (a chunk kernel for
     `apportion._chunked.run_chunked`, one pair per chunk): `refine_pair` on pair i = (pairs[i, 0], pairs[i, 1])
     with seed seeds[i], retried up to `retries` times with the region fraction times `retry_shrink` while it
     finds nothing; gains[i] = its cut decrease. `local` (all -1, length n) is shared: a pair sets and reads the
-    entries of its own blocks' vertices only; a call uses row `first` of `region` (one per thread). Pairs without a common block touch disjoint vertices, block weights and parts, and a vertex another
-    pair moves never enters or leaves this pair's blocks, so the batch gives what the pairs one after the other
-    give, in any order."""
+    entries of its own blocks' vertices only. Pairs without a common block touch disjoint vertices, block
+    weights and parts, and a vertex another pair moves never enters or leaves this pair's blocks, so the batch
+    gives what the pairs one after the other give, in any order."""
     for i in range(first, chunks, stride):
         fraction = region_fraction
         gain = 0
         for _ in range(1 + retries):
             gain = refine_pair(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, pairs[i, 0],
-                               pairs[i, 1], fraction, max_depth, boundary, local, region[first], seeds[i],
+                               pairs[i, 1], fraction, max_depth, boundary, local, seeds[i],
                                max_flow_piercings)
             if gain > 0:
                 break

@@ -150,7 +150,7 @@ def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_
     listed, candidates, ncand = fm_candidates(n, vertices)
     heap = np.empty(n, dtype=np.int32)
     key = np.zeros(n, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int64)
+    pos = np.full(n, -1, dtype=np.int32)
     target = np.empty(n, dtype=np.int32)  # the block of a vertex's move that its key is the gain of
     size = np.zeros(1, dtype=np.int64)
     log_vertex = np.empty(n, dtype=np.int32)

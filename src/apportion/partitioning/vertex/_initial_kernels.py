@@ -26,7 +26,7 @@ def grow_bisection(indptr, indices, edge_weights, vertex_weights, target0, max0,
     w0 = np.zeros(ncon, dtype=np.int64)
     heap = np.empty(n, dtype=np.int32)
     key = np.zeros(n, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int64)
+    pos = np.full(n, -1, dtype=np.int32)
     size = np.zeros(1, dtype=np.int64)
     hashes = np.empty(n, dtype=np.int64)
     for v in range(n):
@@ -173,7 +173,7 @@ def bisection_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_we
     gain = np.zeros(n, dtype=np.int64)
     heaps = np.empty((2, n), dtype=np.int32)
     key = np.zeros(n, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int64)
+    pos = np.full(n, -1, dtype=np.int32)
     size0 = np.zeros(1, dtype=np.int64)
     size1 = np.zeros(1, dtype=np.int64)
     locked = np.full(n, -1, dtype=np.int64)

@@ -306,7 +306,7 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
     touched = np.zeros(k, dtype=np.int32)
     heap = np.empty(n, dtype=np.int32)
     key = np.zeros(n, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int64)
+    pos = np.full(n, -1, dtype=np.int32)
     size = np.zeros(1, dtype=np.int64)
     locked = np.full(n, -1, dtype=np.int32)  # the pass that moved the vertex (int32: 4 bytes a vertex less)
     checked = np.full(n, -1, dtype=np.int32)  # the pass that last recounted it

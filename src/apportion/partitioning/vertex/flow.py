@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from apportion._chunked import run_chunked, thread_budget
+from apportion._chunked import run_chunked
 from apportion._kernels.hashing import mix_hash
 from apportion.partitioning.vertex._flow_kernels import quotient_edges, refine_pairs_chunk
 from apportion.partitioning.vertex.boundary import all_boundary_vertices
@@ -69,9 +69,7 @@ def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weight
     k = bw.shape[0]
     if rounds <= 0 or graph.n == 0 or k < 2:
         return 0
-    threads = thread_budget()
     local = np.full(graph.n, -1, dtype=np.int32)
-    region = np.empty((threads, graph.n), dtype=np.int32)
     total_gain = 0
     active = np.ones(k, dtype=np.bool_)
     for r in range(rounds):
@@ -88,7 +86,7 @@ def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weight
             gains = np.zeros(batch.shape[0], dtype=np.int64)
             run_chunked(refine_pairs_chunk, batch.shape[0], graph.indptr, graph.indices, graph.edge_weights,
                         graph.vertex_weights, part, bw, max_weights, pairs[batch], float(region_fraction),
-                        int(retries), float(retry_shrink), int(max_depth), boundary, local, region, seeds[batch],
+                        int(retries), float(retry_shrink), int(max_depth), boundary, local, seeds[batch],
                         int(max_flow_piercings), gains)
             improved = batch[gains > 0]
             round_gain += int(gains.sum())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from apportion._chunked import run_chunked, thread_budget
+from apportion._memory import release_free_memory
 from apportion.partitioning.vertex._fm_gain_cache_kernels import fill_gain_cache_chunk, kway_fm_cached
 from apportion.partitioning.vertex._refine_kernels import (
     EXACT_UPDATE_DEGREE, accept_requests, afterburner, apply_if_not_worse, boundary_vertices, file_requests,
@@ -136,6 +137,8 @@ def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ctx: PartitionCo
                         max_flow_piercings=options.flow_max_piercings) > 0:
             # FM once more around what the flows moved (a flow cut is a minimum cut of its region only)
             moved = np.flatnonzero(part != before).astype(np.int32)
+            del before  # n entries: not held through the FM below (the finest level's peak)
+            release_free_memory()  # what the flows freed, handed back before FM allocates its own
             around = boundary_vertices(graph.indptr, graph.indices, part,
                                        touched_vertices(graph.indptr, graph.indices, moved[:0], moved))
             refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 3,
