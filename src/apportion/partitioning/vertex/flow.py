@@ -31,20 +31,16 @@ def block_pairs(graph: LevelGraph, part: np.ndarray, k: int, boundary: np.ndarra
 def disjoint_batches(pairs: np.ndarray, k: int) -> list[np.ndarray]:
     """The rows of `pairs` (block pairs in their scheduling order) cut into batches of pairs without a block in
     common, so that running the batches one after the other, each batch's pairs at the same time, gives what the
-    pairs one after the other in their order give: a pair joins a batch only when no earlier pair not yet in an
-    earlier batch shares a block with it. Returns index arrays into `pairs`."""
-    remaining = np.arange(pairs.shape[0])
-    batches = []
-    while remaining.shape[0]:
-        taken = np.zeros(k, dtype=np.bool_)
-        chosen = np.zeros(remaining.shape[0], dtype=np.bool_)
-        for i, index in enumerate(remaining):
-            a, b = pairs[index, 0], pairs[index, 1]
-            chosen[i] = not (taken[a] or taken[b])
-            taken[a] = taken[b] = True  # a pair left for later blocks its blocks for the later pairs too
-        batches.append(remaining[chosen])
-        remaining = remaining[~chosen]
-    return batches
+    pairs one after the other in their order give: a pair goes into the batch after the latest one holding an
+    earlier pair with a block in common (the first batch when there is none). Returns index arrays into
+    `pairs`, in order within each batch."""
+    last = np.zeros(k, dtype=np.int64)  # per block: the latest batch (1-based) holding one of its pairs
+    number = np.empty(pairs.shape[0], dtype=np.int64)
+    for i in range(pairs.shape[0]):
+        a, b = pairs[i, 0], pairs[i, 1]
+        number[i] = last[a] = last[b] = max(last[a], last[b]) + 1
+    order = np.argsort(number, kind="stable")
+    return np.split(order, np.flatnonzero(np.diff(number[order])) + 1) if pairs.shape[0] else []
 
 
 def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray, rounds: int,
