@@ -267,3 +267,16 @@ def test_signed_targets_are_made_once_per_placement():
             assert np.all(np.diff((row < 0).astype(int)) >= 0)  # own-device arcs first
     writable = np.array(first.owner)
     assert signed_targets(graph, writable) is not signed_targets(graph, writable)  # never cached
+
+
+def test_the_start_is_made_once_per_graph_and_alpha():
+    from apportion.apps.pagerank import start_ranks
+
+    graph = generate("delaunay", 400, seed=4)
+    degrees = np.diff(graph.indptr)
+    share = np.where(degrees > 0, 0.85 / np.maximum(degrees, 1), 0.0)
+    ranks, residuals = start_ranks(graph, 0.85, share)
+    assert start_ranks(graph, 0.85, share)[0] is ranks
+    assert not ranks.flags.writeable and not residuals.flags.writeable
+    other = np.where(degrees > 0, 0.5 / np.maximum(degrees, 1), 0.0)
+    assert start_ranks(graph, 0.5, other)[0] is not ranks
