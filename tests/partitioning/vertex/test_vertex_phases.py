@@ -68,6 +68,42 @@ def test_contraction_matches_sparse_triple_product(n, density, clusters, seed):
         edge_cut(coarse.indptr, coarse.indices, coarse.edge_weights, coarse_part)
 
 
+@pytest.mark.parametrize("leaves", [600, 24])
+def test_contraction_orders_long_hub_rows(leaves):
+    """A hub cluster's coarse row: 600 neighbours with ids within a few thousand are put in order by a scan of
+    the marker, 24 spread over the same ids by sorting; both must give Pᵀ A P, rows in increasing order, and
+    leave the marker clean for the rows after them."""
+    from apportion.graph.csr import Graph
+    from apportion.partitioning.vertex._contract_kernels import SCAN_PER_COMPARISON
+
+    rng = np.random.default_rng(leaves)
+    n = 4000
+    chosen = np.sort(rng.permutation(np.arange(8, n))[:leaves])
+    span = int(chosen[-1] - chosen[0])
+    scanned = span < SCAN_PER_COMPARISON * leaves * np.log2(leaves)
+    assert scanned == (leaves == 600)
+    u = np.repeat(np.arange(8), 3 * leaves)  # hub members 0..7, each joined to random chosen leaves
+    v = rng.choice(chosen, size=u.shape[0])
+    pairs = {(int(a), int(b)) for a, b in zip(u, v)} | {(int(a), int(a) + 1) for a in range(8, n - 1, 3)}
+    u, v = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    graph = Graph.from_edges(u, v, rng.integers(1, 9, size=u.shape[0]), n=n)
+    level = LevelGraph.from_graph(graph)
+    labels = np.arange(n, dtype=np.int32)
+    labels[:8] = 0
+    cmap, nc = labels_to_cmap(labels)
+    coarse = contract_graph(level, cmap, nc)
+    assert coarse.indptr[1] - coarse.indptr[0] == leaves
+    a = sp.csr_array((level.edge_weights, level.indices, level.indptr), shape=(n, n))
+    p = sp.csr_array((np.ones(n, dtype=np.int64), (np.arange(n), cmap)), shape=(n, nc))
+    expected = sp.csr_matrix(p.T @ a @ p)
+    expected.setdiag(0)
+    expected.eliminate_zeros()
+    expected.sort_indices()
+    np.testing.assert_array_equal(coarse.indptr, expected.indptr)
+    np.testing.assert_array_equal(coarse.indices, expected.indices)
+    np.testing.assert_array_equal(coarse.edge_weights, expected.data)
+
+
 @pytest.mark.parametrize("method,matching,rating", [("matching", "mutual", "heavy"), ("matching", "suitor", "heavy"),
                                                     ("clustering", "mutual", "heavy"),
                                                     ("clustering", "mutual", "normalized")])

@@ -211,6 +211,16 @@ def batched_order(n, run, batches, seed, round_index, order, batch_ptr):
             offsets[j, i] += 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def table_size(degree):
+    """The open-addressing table size for a vertex of this degree: the smallest power of two of at least 16
+    slots above twice the degree (at most half full)."""
+    size = 16
+    while size < 2 * degree + 2:
+        size *= 2
+    return size
+
+
 @njit(cache=True, nogil=True)
 def lp_choices(first, stride, chunks, indptr, indices, edge_weights, vertex_weights, cap, seed, labels,
                cluster_weights, order, lo, hi, constrained, blocks, table_keys, table_vals, touched, choice,
@@ -218,13 +228,16 @@ def lp_choices(first, stride, chunks, indptr, indices, edge_weights, vertex_weig
     """One synchronous sub-round of label propagation, for chunks first, first + stride, ... of `chunks` static
     slices of order[lo:hi] (`apportion._chunked`): choice[v] = the cluster v would join, computed from the
     labels and cluster weights at the start of the sub-round; chunk t uses row t of the hash tables."""
-    mask = table_keys.shape[1] - 1
     span = hi - lo
     for t in range(first, chunks, stride):
         for i in range(lo + (span * t) // chunks, lo + (span * (t + 1)) // chunks):
             v = order[i]
             own = labels[v]
             nt = 0
+            # v's table is the row's first power of two above twice its degree: a low-degree vertex probes a few
+            # cache lines, not the whole row sized for the graph's largest degree (a hub's, on rmat 2^21 a
+            # row of 2^17 slots)
+            mask = table_size(indptr[v + 1] - indptr[v]) - 1
             for e in range(indptr[v], indptr[v + 1]):
                 if constrained and blocks[indices[e]] != blocks[v]:
                     continue

@@ -5,7 +5,7 @@ Seed 000 ch. 5.2.2 (segmented sort + flag + prefix sum), written so the index bu
 members' relabelled neighbours into its own row, merging duplicates on the fly through a per-worker
 marker array (METIS's and KaMinPar's dense "rating map", in place of the thesis's sort of the raw list) and
 dropping self-loops; a counting pass and a prefix sum place the rows first, so they are written in place,
-and each row is sorted.
+and each row is put in increasing order (long rows by a scan of the marker, short ones by sorting).
 """
 
 from __future__ import annotations
@@ -134,15 +134,26 @@ def _count_range(indptr, indices, cmap, first, last, mark, member_ptr, members, 
         degree[c + 1] = count
 
 
+#: a row of L neighbours whose ids span R coarse ids is put in order by a scan of the marker over that span when
+#: R < SCAN_PER_COMPARISON * L * log2(L) (a sequential read per id against a quicksort's data-dependent
+#: comparisons and swaps); otherwise it is sorted. On heavy-tailed graphs the hubs' coarse rows hold thousands of
+#: neighbours, and sorting them was most of the contraction (rmat 2^21's first level: 2.5 of 2.9 s)
+SCAN_PER_COMPARISON = 8
+
+
 @njit(cache=True, nogil=True)
 def _merge_range(indptr, indices, edge_weights, cmap, first, last, mark, member_ptr, members, coarse_indptr,
-                 coarse_indices, coarse_w):
+                 coarse_indices, coarse_w, row_w):
     """Coarse vertices first..last-1: gather the members' relabelled neighbours into the coarse row
     coarse_indices[coarse_indptr[c]:], merging duplicates through `mark` (all -1 on entry and exit; a
-    neighbour's position in the row) and dropping self-loops; sort each row."""
+    neighbour's offset in the row) and dropping self-loops; put each row in increasing order, long rows by a
+    scan of `mark` over the row's id span (`row_w`: scratch for the row's weights, as long as the longest row),
+    short ones by sorting."""
     for c in range(first, last):
         lo = coarse_indptr[c]
         pos = lo
+        smallest = mark.shape[0]
+        largest = -1
         for i in range(member_ptr[c], member_ptr[c + 1]):
             v = members[i]
             for e in range(indptr[v], indptr[v + 1]):
@@ -151,15 +162,30 @@ def _merge_range(indptr, indices, edge_weights, cmap, first, last, mark, member_
                     continue
                 at = mark[a]
                 if at < 0:
-                    mark[a] = pos
+                    mark[a] = pos - lo
                     coarse_indices[pos] = a
                     coarse_w[pos] = edge_weights[e]
                     pos += 1
+                    smallest = min(smallest, a)
+                    largest = max(largest, a)
                 else:
-                    coarse_w[at] += edge_weights[e]
+                    coarse_w[lo + at] += edge_weights[e]
+        length = pos - lo
+        if length > 16 and largest - smallest < SCAN_PER_COMPARISON * length * np.log2(length):
+            for i in range(length):
+                row_w[i] = coarse_w[lo + i]
+            at = lo
+            for a in range(smallest, largest + 1):
+                j = mark[a]
+                if j >= 0:
+                    coarse_indices[at] = a
+                    coarse_w[at] = row_w[j]
+                    mark[a] = -1
+                    at += 1
+            continue
         for i in range(lo, pos):
             mark[coarse_indices[i]] = -1
-        if pos - lo > 1:
+        if length > 1:
             _sort_segment(coarse_indices, coarse_w, lo, pos)
 
 
@@ -167,7 +193,7 @@ def _merge_range(indptr, indices, edge_weights, cmap, first, last, mark, member_
 def _count_chunks(first, stride, chunks, indptr, indices, cmap, nc, member_ptr, members, degree):
     """Pass 1, for chunks first, first + stride, ... of `chunks` static slices of the coarse vertices
     (`apportion._chunked`): each slice's row lengths, with this call's marker array."""
-    mark = np.full(nc, -1, dtype=np.int64)
+    mark = np.full(nc, -1, dtype=np.int32)
     for t in range(first, chunks, stride):
         _count_range(indptr, indices, cmap, (nc * t) // chunks, (nc * (t + 1)) // chunks, mark, member_ptr,
                      members, degree)
@@ -178,10 +204,15 @@ def _merge_chunks(first, stride, chunks, indptr, indices, edge_weights, cmap, nc
                   coarse_indptr, coarse_indices, coarse_w):
     """Pass 2, the same slices as pass 1: each slice's rows merged by `_merge_range` with this call's marker
     array (all -1 again after every row)."""
-    mark = np.full(nc, -1, dtype=np.int64)
+    mark = np.full(nc, -1, dtype=np.int32)
+    longest = 0
+    for t in range(first, chunks, stride):
+        for c in range((nc * t) // chunks, (nc * (t + 1)) // chunks):
+            longest = max(longest, coarse_indptr[c + 1] - coarse_indptr[c])
+    row_w = np.empty(longest, dtype=coarse_w.dtype)
     for t in range(first, chunks, stride):
         _merge_range(indptr, indices, edge_weights, cmap, (nc * t) // chunks, (nc * (t + 1)) // chunks, mark,
-                     member_ptr, members, coarse_indptr, coarse_indices, coarse_w)
+                     member_ptr, members, coarse_indptr, coarse_indices, coarse_w, row_w)
 
 
 #: graphs with fewer adjacency entries are contracted serially
@@ -195,7 +226,7 @@ def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
     coarse vertices, in parallel, each thread with its own marker array over the coarse ids: the first counts
     each coarse vertex's distinct neighbours, a prefix sum makes the coarse row pointers, and the second
     gathers each row in place (the marker holds a neighbour's position in its row, so duplicates merge in one
-    pass without sorting the raw edge list) and sorts it. No scratch copy of the fine adjacency (12 bytes per
+    pass without sorting the raw edge list) and puts it in order (`_merge_range`). No scratch copy of the fine adjacency (12 bytes per
     arc before): the coarse arrays are the only new memory proportional to the edges. The result does not
     depend on `chunks`.
 

@@ -16,7 +16,7 @@ import numpy as np
 from apportion._chunked import run_chunked, thread_budget
 from apportion.partitioning.vertex._coarsen_kernels import (
     ORDER_RUN, apply_lp_choices, batched_order, labels_to_cmap, lp_choices, mutual_choices, mutual_pairs,
-    suitor_matching, two_hop_matching)
+    suitor_matching, table_size, two_hop_matching)
 from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, contract_graph
 from apportion.partitioning.vertex.options import PartitionOptions
@@ -82,9 +82,7 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
     labels = np.arange(n, dtype=np.int32)
     cluster_weights = vertex_weights.copy()
     max_degree = int(np.diff(indptr).max()) if n else 0
-    size = 16  # one open-addressing table row per chunk, at most half full
-    while size < 2 * max_degree + 2:
-        size *= 2
+    size = table_size(max_degree)  # one open-addressing table row per chunk; a vertex uses its first slots
     table_keys = np.full((chunks, size), -1, dtype=np.int32)
     table_vals = np.zeros((chunks, size), dtype=np.int64)
     touched = np.zeros((chunks, size), dtype=np.int64)
