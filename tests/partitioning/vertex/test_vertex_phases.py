@@ -454,3 +454,45 @@ def test_the_finest_level_is_the_graph_itself_and_unit_weights_take_no_memory():
     coarse = contract_graph(level, cmap, int(cmap.max()) + 1)
     assert not any(a.flags.writeable for a in coarse)  # coarse levels are read-only too
     assert result.cut == edge_cut(level.indptr, level.indices, level.edge_weights, result.assignment)
+
+
+@SETTINGS
+@given(n=st.integers(2, 120), density=st.floats(0.2, 3), isolated=st.floats(0.0, 0.8), weighted=st.booleans(),
+       seed=st.integers(0, 10**6))
+def test_the_core_level_is_the_induced_subgraph_of_the_non_isolated_vertices(n, density, isolated, weighted, seed):
+    """`core_level` (ids relabelled in parallel, edge weights shared) equals `induced_level` of the same
+    vertices, for unit and real weights, whatever share of the vertices is isolated."""
+    from apportion.graph.csr import Graph
+    from apportion.partitioning.vertex import _contract_kernels
+    from apportion.partitioning.vertex.contract import core_level
+
+    rng = np.random.default_rng(seed)
+    alone = rng.random(n) < isolated
+    linked = np.flatnonzero(~alone)
+    m = int(linked.shape[0] * density) if linked.shape[0] else 0
+    u, v = (rng.choice(linked, size=m), rng.choice(linked, size=m)) if m else (np.zeros(0, np.int64),) * 2
+    keep = u != v
+    pairs = sorted({(int(min(a, b)), int(max(a, b))) for a, b in zip(u[keep], v[keep])})
+    u, v = np.array([p[0] for p in pairs], dtype=np.int64), np.array([p[1] for p in pairs], dtype=np.int64)
+    if weighted:
+        graph = Graph.from_edges(u, v, rng.integers(1, 9, size=u.shape[0]), n=n,
+                                 vertex_weights=rng.integers(1, 5, size=n))
+    else:
+        graph = Graph.from_edges(u, v, n=n)
+    level = LevelGraph.from_graph(graph)
+    core_ids = np.flatnonzero(np.diff(graph.indptr) > 0)
+    saved, _contract_kernels.PARALLEL_MIN_ENTRIES = _contract_kernels.PARALLEL_MIN_ENTRIES, 1
+    try:
+        import apportion.partitioning.vertex.contract as contract_module
+        contract_module.PARALLEL_MIN_ENTRIES = 1  # relabel on several threads even for small graphs
+        core = core_level(*level, core_ids)
+    finally:
+        _contract_kernels.PARALLEL_MIN_ENTRIES = saved
+        contract_module.PARALLEL_MIN_ENTRIES = saved
+    expected = induced_level(*level, core_ids)
+    for got, want in zip(core, expected):
+        np.testing.assert_array_equal(got, want)
+    assert not any(a.flags.writeable for a in core)
+    if u.shape[0]:  # unit weights stay a broadcast 1; real ones are the graph's own array, not a copy
+        assert (core.edge_weights.strides == (0,)) == (not weighted)
+        assert not weighted or np.shares_memory(core.edge_weights, graph.edge_weights)

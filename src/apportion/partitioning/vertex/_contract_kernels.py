@@ -215,6 +215,16 @@ def _merge_chunks(first, stride, chunks, indptr, indices, edge_weights, cmap, nc
                      member_ptr, members, coarse_indptr, coarse_indices, coarse_w, row_w)
 
 
+@njit(cache=True, nogil=True)
+def relabel_chunks(first, stride, chunks, indices, new_id, out):
+    """out[e] = new_id[indices[e]] for chunks first, first + stride, ... of `chunks` static slices of the arcs
+    (`apportion._chunked`)."""
+    m = indices.shape[0]
+    for t in range(first, chunks, stride):
+        for e in range((m * t) // chunks, (m * (t + 1)) // chunks):
+            out[e] = new_id[indices[e]]
+
+
 #: graphs with fewer adjacency entries are contracted serially
 PARALLEL_MIN_ENTRIES = 1 << 16
 

@@ -7,7 +7,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from apportion.partitioning.vertex._contract_kernels import contract
+from apportion._chunked import run_chunked, thread_budget
+from apportion.partitioning.vertex._contract_kernels import PARALLEL_MIN_ENTRIES, contract, relabel_chunks
 from apportion.partitioning.vertex._initial_kernels import induced_subgraph
 
 
@@ -85,6 +86,27 @@ def induced_level(indptr, indices, edge_weights, vertex_weights, vertices) -> Le
     if unit_vertices:
         sub_vw = unit_weights((vertices.shape[0], vertex_weights.shape[1]))
     return LevelGraph.of(sub_ptr, sub_idx, sub_w, sub_vw)
+
+
+def core_level(indptr, indices, edge_weights, vertex_weights, core_ids) -> LevelGraph:
+    """The subgraph of the non-isolated vertices `core_ids` (increasing ids): no arc leaves it, so its arcs are
+    the graph's own in the same order — row pointers gathered, ids relabelled on every thread, edge weights
+    shared (not copied). Equal to `induced_level` of the same vertices at a fraction of its cost (rmat 2^21:
+    one serial pass that tested every arc's end, 0.6 s)."""
+    n = indptr.shape[0] - 1
+    new_id = np.full(n, -1, dtype=np.int32)
+    new_id[core_ids] = np.arange(core_ids.shape[0], dtype=np.int32)
+    sub_ptr = np.empty(core_ids.shape[0] + 1, dtype=np.int64)
+    sub_ptr[:-1] = indptr[core_ids]
+    sub_ptr[-1] = indptr[n]
+    sub_idx = np.empty(indices.shape[0], dtype=np.int32)
+    run_chunked(relabel_chunks, 4 * thread_budget() if indices.shape[0] >= PARALLEL_MIN_ENTRIES else 1,
+                read_only(np.ascontiguousarray(indices, dtype=np.int32)), new_id, sub_idx)
+    if is_unit(vertex_weights):
+        sub_vw = unit_weights((core_ids.shape[0], vertex_weights.shape[1]))
+    else:
+        sub_vw = np.ascontiguousarray(vertex_weights[core_ids])
+    return LevelGraph.of(sub_ptr, sub_idx, read_only(edge_weights), sub_vw)
 
 
 def is_unit(weights: np.ndarray) -> bool:

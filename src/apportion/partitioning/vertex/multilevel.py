@@ -24,7 +24,7 @@ from apportion.partitioning.vertex._balance_kernels import place_isolated
 from apportion.partitioning.vertex.balance import check_feasible, max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import coarsen, level_threads
 from apportion.partitioning.vertex.context import PartitionContext
-from apportion.partitioning.vertex.contract import (LevelGraph, induced_level, kernel_edge_weights,
+from apportion.partitioning.vertex.contract import (LevelGraph, core_level, kernel_edge_weights,
                                                     kernel_vertex_weights, project_partition)
 from apportion.partitioning.vertex.initial import initial_partition
 from apportion.partitioning.vertex.options import PartitionOptions, preset_options
@@ -230,7 +230,7 @@ def _partition_without_isolated(graph, vertex_weights: np.ndarray,
         return None, 0, None
     with watch.phase("coarsen"):
         core_ids = np.flatnonzero(~isolated)
-        core = induced_level(graph.indptr, graph.indices, kernel_edge_weights(graph), vertex_weights, core_ids)
+        core = core_level(graph.indptr, graph.indices, kernel_edge_weights(graph), vertex_weights, core_ids)
         core_total = core.vertex_weights.sum(axis=0).astype(np.float64)
         wanted = np.outer(ctx.targets, core_total)
         with np.errstate(divide="ignore", invalid="ignore"):
