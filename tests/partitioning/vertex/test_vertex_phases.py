@@ -68,20 +68,48 @@ def test_contraction_matches_sparse_triple_product(n, density, clusters, seed):
         edge_cut(coarse.indptr, coarse.indices, coarse.edge_weights, coarse_part)
 
 
-@pytest.mark.parametrize("leaves", [600, 24])
-def test_contraction_orders_long_hub_rows(leaves):
+@SETTINGS
+@given(length=st.integers(1, 300), span_bits=st.integers(0, 30), offset=st.integers(0, 50), seed=st.integers(0, 10**6))
+def test_radix_sort_of_a_row_sorts_and_carries_the_weights(length, span_bits, offset, seed):
+    """The contraction's radix sort of one row (ids distinct, within [smallest, smallest + span]), with one to
+    three digits, against NumPy's sort; the row sits inside a longer array that it must not touch outside."""
+    from apportion.partitioning.vertex._contract_kernels import RADIX_BITS, _radix_sort_segment
+
+    rng = np.random.default_rng(seed)
+    span = max((1 << span_bits) - 1, length - 1)
+    ids = (rng.choice(span + 1, size=length, replace=False) if span < 10**6 else
+           np.unique(rng.integers(0, span + 1, size=length))).astype(np.int32) + 7
+    length = ids.shape[0]
+    ids[0], ids[-1] = 7, 7 + span  # the span is reached at both ends
+    ids = np.unique(ids)
+    rng.shuffle(ids)
+    length = ids.shape[0]
+    weights = rng.integers(1, 10**6, size=length)
+    full_ids = np.concatenate([np.full(offset, -5, np.int32), ids, np.full(3, -6, np.int32)])
+    full_w = np.concatenate([np.full(offset, -1, np.int64), weights, np.full(3, -2, np.int64)])
+    _radix_sort_segment(full_ids, full_w, offset, offset + length, 7, int(ids.max()) - 7,
+                        np.empty(length, np.int32), np.empty(length, np.int64), np.empty(1 << RADIX_BITS, np.int64))
+    order = np.argsort(ids, kind="stable")
+    np.testing.assert_array_equal(full_ids[offset:offset + length], ids[order])
+    np.testing.assert_array_equal(full_w[offset:offset + length], weights[order])
+    assert (full_ids[:offset] == -5).all() and (full_ids[offset + length:] == -6).all()
+    assert (full_w[:offset] == -1).all() and (full_w[offset + length:] == -2).all()
+
+
+@pytest.mark.parametrize("leaves,way", [(600, "scan"), (64, "radix"), (90, "radix"), (24, "quicksort")])
+def test_contraction_orders_long_hub_rows(leaves, way):
     """A hub cluster's coarse row: 600 neighbours with ids within a few thousand are put in order by a scan of
-    the marker, 24 spread over the same ids by sorting; both must give Pᵀ A P, rows in increasing order, and
-    leave the marker clean for the rows after them."""
+    the marker, 64 or 90 spread over the same ids by a radix sort, 24 by the quicksort; each must give Pᵀ A P,
+    rows in increasing order, and leave the marker clean for the rows after them."""
     from apportion.graph.csr import Graph
-    from apportion.partitioning.vertex._contract_kernels import SCAN_PER_COMPARISON
+    from apportion.partitioning.vertex._contract_kernels import RADIX_MIN_LENGTH, SCAN_PER_COMPARISON
 
     rng = np.random.default_rng(leaves)
-    n = 4000
+    n = 20000
     chosen = np.sort(rng.permutation(np.arange(8, n))[:leaves])
     span = int(chosen[-1] - chosen[0])
     scanned = span < SCAN_PER_COMPARISON * leaves * np.log2(leaves)
-    assert scanned == (leaves == 600)
+    assert way == ("scan" if scanned else "radix" if leaves >= RADIX_MIN_LENGTH else "quicksort")
     u = np.repeat(np.arange(8), 3 * leaves)  # hub members 0..7, each joined to random chosen leaves
     v = rng.choice(chosen, size=u.shape[0])
     pairs = {(int(a), int(b)) for a, b in zip(u, v)} | {(int(a), int(a) + 1) for a in range(8, n - 1, 3)}

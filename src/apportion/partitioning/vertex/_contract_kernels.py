@@ -134,6 +134,58 @@ def _count_range(indptr, indices, cmap, first, last, mark, member_ptr, members, 
         degree[c + 1] = count
 
 
+#: rows of at least this many neighbours that the scan does not take are radix-sorted (ids minus the row's
+#: smallest, digits of at most RADIX_BITS bits); shorter ones go to the quicksort
+RADIX_MIN_LENGTH = 64
+RADIX_BITS = 11
+
+
+@njit(cache=True, nogil=True)
+def _radix_sort_segment(ids, weights, lo, hi, smallest, span, tmp_ids, tmp_w, counts):
+    """Sort ids[lo:hi] ascending (distinct ids in [smallest, smallest + span]), carrying weights along: an LSD
+    radix sort with as few digits of at most RADIX_BITS bits as cover the span, through tmp_ids / tmp_w (each
+    at least hi - lo long) and counts (at least 2^RADIX_BITS)."""
+    length = hi - lo
+    bits = 1
+    while (1 << bits) <= span:
+        bits += 1
+    passes = (bits + RADIX_BITS - 1) // RADIX_BITS
+    digit = (bits + passes - 1) // passes
+    buckets = 1 << digit
+    in_place = True  # where the keys are now: the segment, or the scratch
+    for p in range(passes):
+        shift = p * digit
+        for b in range(buckets):
+            counts[b] = 0
+        for i in range(length):
+            key = ids[lo + i] if in_place else tmp_ids[i]
+            counts[((key - smallest) >> shift) & (buckets - 1)] += 1
+        start = 0
+        for b in range(buckets):
+            c = counts[b]
+            counts[b] = start
+            start += c
+        if in_place:
+            for i in range(length):
+                key = ids[lo + i]
+                d = ((key - smallest) >> shift) & (buckets - 1)
+                tmp_ids[counts[d]] = key
+                tmp_w[counts[d]] = weights[lo + i]
+                counts[d] += 1
+        else:
+            for i in range(length):
+                key = tmp_ids[i]
+                d = ((key - smallest) >> shift) & (buckets - 1)
+                ids[lo + counts[d]] = key
+                weights[lo + counts[d]] = tmp_w[i]
+                counts[d] += 1
+        in_place = not in_place
+    if not in_place:
+        for i in range(length):
+            ids[lo + i] = tmp_ids[i]
+            weights[lo + i] = tmp_w[i]
+
+
 #: a row of L neighbours whose ids span R coarse ids is put in order by a scan of the marker over that span when
 #: R < SCAN_PER_COMPARISON * L * log2(L) (a sequential read per id against a quicksort's data-dependent
 #: comparisons and swaps); otherwise it is sorted. On heavy-tailed graphs the hubs' coarse rows hold thousands of
@@ -143,12 +195,12 @@ SCAN_PER_COMPARISON = 8
 
 @njit(cache=True, nogil=True)
 def _merge_range(indptr, indices, edge_weights, cmap, first, last, mark, member_ptr, members, coarse_indptr,
-                 coarse_indices, coarse_w, row_w):
+                 coarse_indices, coarse_w, row_w, row_ids, counts):
     """Coarse vertices first..last-1: gather the members' relabelled neighbours into the coarse row
     coarse_indices[coarse_indptr[c]:], merging duplicates through `mark` (all -1 on entry and exit; a
     neighbour's offset in the row) and dropping self-loops; put each row in increasing order, long rows by a
-    scan of `mark` over the row's id span (`row_w`: scratch for the row's weights, as long as the longest row),
-    short ones by sorting."""
+    scan of `mark` over the row's id span, the others by a radix sort or (short rows) a quicksort (`row_w`,
+    `row_ids`: scratch as long as the longest row; `counts`: the radix sort's buckets)."""
     for c in range(first, last):
         lo = coarse_indptr[c]
         pos = lo
@@ -185,7 +237,10 @@ def _merge_range(indptr, indices, edge_weights, cmap, first, last, mark, member_
             continue
         for i in range(lo, pos):
             mark[coarse_indices[i]] = -1
-        if length > 1:
+        if length >= RADIX_MIN_LENGTH:
+            _radix_sort_segment(coarse_indices, coarse_w, lo, pos, smallest, largest - smallest, row_ids, row_w,
+                                counts)
+        elif length > 1:
             _sort_segment(coarse_indices, coarse_w, lo, pos)
 
 
@@ -210,9 +265,11 @@ def _merge_chunks(first, stride, chunks, indptr, indices, edge_weights, cmap, nc
         for c in range((nc * t) // chunks, (nc * (t + 1)) // chunks):
             longest = max(longest, coarse_indptr[c + 1] - coarse_indptr[c])
     row_w = np.empty(longest, dtype=coarse_w.dtype)
+    row_ids = np.empty(longest, dtype=coarse_indices.dtype)
+    counts = np.empty(1 << RADIX_BITS, dtype=np.int64)
     for t in range(first, chunks, stride):
         _merge_range(indptr, indices, edge_weights, cmap, (nc * t) // chunks, (nc * (t + 1)) // chunks, mark,
-                     member_ptr, members, coarse_indptr, coarse_indices, coarse_w, row_w)
+                     member_ptr, members, coarse_indptr, coarse_indices, coarse_w, row_w, row_ids, counts)
 
 
 @njit(cache=True, nogil=True)
