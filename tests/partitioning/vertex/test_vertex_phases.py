@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from apportion.partitioning.vertex._coarsen_kernels import labels_to_cmap
 from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut
 from apportion.partitioning.vertex.balance import max_block_weights, rebalance_partition
-from apportion.partitioning.vertex.coarsen import cluster_level, cluster_weight_cap, coarsen, first_method
+from apportion.partitioning.vertex.coarsen import NO_BLOCKS, cluster_level, cluster_weight_cap, coarsen, first_method
 from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, contract_graph, induced_level, project_partition
 from apportion.partitioning.vertex.options import PRESETS, preset_options
@@ -524,3 +524,49 @@ def test_the_core_level_is_the_induced_subgraph_of_the_non_isolated_vertices(n, 
     if u.shape[0]:  # unit weights stay a broadcast 1; real ones are the graph's own array, not a copy
         assert (core.edge_weights.strides == (0,)) == (not weighted)
         assert not weighted or np.shares_memory(core.edge_weights, graph.edge_weights)
+
+
+@SETTINGS
+@given(n=st.integers(2, 150), density=st.floats(0.5, 4), k=st.integers(1, 6), seed=st.integers(0, 10**6))
+def test_the_parallel_cut_equals_the_serial_one(n, density, k, seed):
+    """`edge_cut_parallel` (slices of the vertices on every thread, as for graphs of 2^20 arcs and more) counts
+    what `edge_cut` counts."""
+    from apportion.partitioning.vertex import _partition_kernels as kernels
+
+    level = weighted_random_level(n, int(n * density) + 1, seed)
+    part = np.random.default_rng(seed).integers(0, k, size=n).astype(np.int32)
+    saved, kernels.PARALLEL_CUT_MIN_ENTRIES = kernels.PARALLEL_CUT_MIN_ENTRIES, 0
+    try:
+        got = kernels.edge_cut_parallel(level.indptr, level.indices, level.edge_weights, part)
+    finally:
+        kernels.PARALLEL_CUT_MIN_ENTRIES = saved
+    assert got == edge_cut(level.indptr, level.indices, level.edge_weights, part)
+    a = sp.csr_array((level.edge_weights, level.indices, level.indptr), shape=(n, n)).tocoo()
+    assert got == int(a.data[part[a.row] != part[a.col]].sum()) // 2
+
+
+@SETTINGS
+@given(n=st.integers(2, 150), density=st.floats(0.5, 6), cap=st.integers(1, 40), seed=st.integers(0, 10**6),
+       normalized=st.booleans(), confined=st.booleans())
+def test_label_propagation_chooses_the_same_with_dense_rows_and_hash_tables(n, density, cap, seed, normalized,
+                                                                             confined):
+    """Dense rating rows (small levels of high degree) and hash tables give the same clustering, with and without
+    blocks to respect and with either rating; weight limits binding or not."""
+    from apportion.partitioning.vertex import coarsen as coarsen_module
+
+    level = weighted_random_level(n, int(n * density) + 1, seed)
+    blocks = np.random.default_rng(seed).integers(0, 3, size=n).astype(np.int32) if confined else NO_BLOCKS
+    limit = np.array([cap], dtype=np.int64)
+    runs = []
+    for max_vertices, min_degree in ((0, 10**9), (10**9, 0)):  # hash tables everywhere, then dense rows
+        saved = coarsen_module.DENSE_RATING_MAX_VERTICES, coarsen_module.DENSE_RATING_MIN_DEGREE
+        coarsen_module.DENSE_RATING_MAX_VERTICES, coarsen_module.DENSE_RATING_MIN_DEGREE = max_vertices, min_degree
+        try:
+            assert coarsen_module.dense_rating(n, int(level.indptr[-1])) == (max_vertices > 0)
+            runs.append(coarsen_module.label_propagation_clustering(*level, limit, 3, 4, seed, 0.0, blocks,
+                                                                    normalized))
+        finally:
+            coarsen_module.DENSE_RATING_MAX_VERTICES, coarsen_module.DENSE_RATING_MIN_DEGREE = saved
+    np.testing.assert_array_equal(runs[0], runs[1])
+    weights = np.bincount(runs[1], weights=level.vertex_weights[:, 0], minlength=n)
+    assert weights.max() <= max(cap, level.vertex_weights[:, 0].max())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
+from apportion._chunked import run_chunked, thread_budget
 from apportion._kernels.arrays import VERTEX_WEIGHTS
 
 
@@ -29,6 +30,35 @@ def edge_cut(indptr, indices, edge_weights, part):
                 s += edge_weights[e]
         total += s
     return total // 2
+
+
+@njit(cache=True, nogil=True)
+def edge_cut_chunks(first, stride, chunks, indptr, indices, edge_weights, part, sums):
+    """`edge_cut`'s sum for chunks first, first + stride, ... of `chunks` static slices of the vertices
+    (`apportion._chunked`), twice per edge: sums[t] = chunk t's share."""
+    n = indptr.shape[0] - 1
+    for t in range(first, chunks, stride):
+        s = 0
+        for v in range((n * t) // chunks, (n * (t + 1)) // chunks):
+            pv = part[v]
+            for e in range(indptr[v], indptr[v + 1]):
+                if part[indices[e]] != pv:
+                    s += edge_weights[e]
+        sums[t] = s
+
+
+#: graphs with fewer adjacency entries have their cut counted on one thread
+PARALLEL_CUT_MIN_ENTRIES = 1 << 20
+
+
+def edge_cut_parallel(indptr, indices, edge_weights, part) -> int:
+    """`edge_cut` on every thread (the final partition's cut: 0.19 s on one thread for rmat 2^21's 64 M arcs)."""
+    if indices.shape[0] < PARALLEL_CUT_MIN_ENTRIES:
+        return int(edge_cut(indptr, indices, edge_weights, part))
+    chunks = 4 * thread_budget()
+    sums = np.zeros(chunks, dtype=np.int64)
+    run_chunked(edge_cut_chunks, chunks, indptr, indices, edge_weights, part, sums)
+    return int(sums.sum()) // 2
 
 
 @njit(cache=True, nogil=True)

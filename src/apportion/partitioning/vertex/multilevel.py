@@ -19,7 +19,7 @@ from apportion.checks import check_imbalance, check_k, check_seed, check_shares,
 from apportion.errors import InputError, UnavailableError
 from apportion.graph.csr import as_graph
 from apportion.graph.metrics import imbalance_against, whole_target_weights
-from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut
+from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut, edge_cut_parallel
 from apportion.partitioning.vertex._balance_kernels import place_isolated
 from apportion.partitioning.vertex.balance import check_feasible, max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import coarsen, level_threads
@@ -114,7 +114,7 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
         level_threads(fine.n, use_threads)
         with watch.phase("metrics"):
             bw = block_weights(fine.vertex_weights, part, k)
-            cut = int(edge_cut(fine.indptr, fine.indices, fine.edge_weights, part))
+            cut = edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, part)
     finally:
         numba.set_num_threads(previous_threads)
         if device == "cuda":
