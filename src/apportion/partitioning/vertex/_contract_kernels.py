@@ -189,7 +189,7 @@ def _radix_sort_segment(ids, weights, lo, hi, smallest, span, tmp_ids, tmp_w, co
 #: a row of L neighbours whose ids span R coarse ids is put in order by a scan of the marker over that span when
 #: R < SCAN_PER_COMPARISON * L * log2(L) (a sequential read per id against a quicksort's data-dependent
 #: comparisons and swaps); otherwise it is sorted. On heavy-tailed graphs the hubs' coarse rows hold thousands of
-#: neighbours, and sorting them was most of the contraction (rmat 2^21's first level: 2.5 of 2.9 s)
+#: neighbours, and sorting the rows was half of the contraction (rmat 2^21's first level: 1.4 of 2.9 s)
 SCAN_PER_COMPARISON = 8
 
 
@@ -293,9 +293,9 @@ def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
     coarse vertices, in parallel, each thread with its own marker array over the coarse ids: the first counts
     each coarse vertex's distinct neighbours, a prefix sum makes the coarse row pointers, and the second
     gathers each row in place (the marker holds a neighbour's position in its row, so duplicates merge in one
-    pass without sorting the raw edge list) and puts it in order (`_merge_range`). No scratch copy of the fine adjacency (12 bytes per
-    arc before): the coarse arrays are the only new memory proportional to the edges. The result does not
-    depend on `chunks`.
+    pass without sorting the raw edge list) and puts it in order (`_merge_range`). No scratch copy of the fine
+    adjacency (12 bytes per arc before): the coarse arrays are the only new memory proportional to the edges.
+    The result does not depend on `chunks`.
 
     Returns (coarse_indptr int64, coarse_indices int32, coarse_edge_weights int64, coarse_vertex_weights
     int64 (nc, ncon)). Coarse neighbour lists are sorted; the coarse graph is simple and symmetric.

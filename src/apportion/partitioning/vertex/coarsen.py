@@ -106,8 +106,8 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
 
 
 #: label propagation sums connections in dense rows (one entry per vertex of the level and per chunk, 8 bytes
-#: each) on levels of at most this many vertices whose average degree is at least DENSE_RATING_MIN_DEGREE: one
-#: sub-round pass of rmat 2^21's second level (133 k vertices, average degree 345) 0.85 -> 0.50 s; on rmat's
+#: each) on levels of at most this many vertices whose average degree is at least DENSE_RATING_MIN_DEGREE: the
+#: clustering of rmat 2^21's second level (133 k vertices, average degree 345) 0.85 -> 0.50 s; on rmat's
 #: first level (1.24 M vertices) the rows no longer stay in cache (0.91 -> 1.15 s), nor on delaunay's sparse
 #: levels (0.48 -> 0.79 s at 2^21, 0.09 -> 0.17 s on its second level)
 DENSE_RATING_MAX_VERTICES = 1 << 18
