@@ -551,22 +551,32 @@ def test_the_parallel_cut_equals_the_serial_one(n, density, k, seed):
 def test_label_propagation_chooses_the_same_with_dense_rows_and_hash_tables(n, density, cap, seed, normalized,
                                                                              confined):
     """Dense rating rows (small levels of high degree) and hash tables give the same clustering, with and without
-    blocks to respect and with either rating; weight limits binding or not."""
+    blocks to respect and with either rating; weight limits binding or not; on one thread and on two (the tables
+    have a row per thread)."""
+    import numba
+
     from apportion.partitioning.vertex import coarsen as coarsen_module
 
     level = weighted_random_level(n, int(n * density) + 1, seed)
     blocks = np.random.default_rng(seed).integers(0, 3, size=n).astype(np.int32) if confined else NO_BLOCKS
     limit = np.array([cap], dtype=np.int64)
     runs = []
-    for max_vertices, min_degree in ((0, 10**9), (10**9, 0)):  # hash tables everywhere, then dense rows
-        saved = coarsen_module.DENSE_RATING_MAX_VERTICES, coarsen_module.DENSE_RATING_MIN_DEGREE
-        coarsen_module.DENSE_RATING_MAX_VERTICES, coarsen_module.DENSE_RATING_MIN_DEGREE = max_vertices, min_degree
-        try:
+    threads = numba.get_num_threads()
+    saved = coarsen_module.DENSE_RATING_MAX_VERTICES, coarsen_module.DENSE_RATING_MIN_DEGREE
+    try:
+        for max_vertices, min_degree in ((0, 10**9), (10**9, 0)):  # hash tables everywhere, then dense rows
+            coarsen_module.DENSE_RATING_MAX_VERTICES = max_vertices
+            coarsen_module.DENSE_RATING_MIN_DEGREE = min_degree
             assert coarsen_module.dense_rating(n, int(level.indptr[-1])) == (max_vertices > 0)
-            runs.append(coarsen_module.label_propagation_clustering(*level, limit, 3, 4, seed, 0.0, blocks,
-                                                                    normalized))
-        finally:
-            coarsen_module.DENSE_RATING_MAX_VERTICES, coarsen_module.DENSE_RATING_MIN_DEGREE = saved
-    np.testing.assert_array_equal(runs[0], runs[1])
+            for count in (threads, 1):
+                numba.set_num_threads(count)
+                runs.append(coarsen_module.label_propagation_clustering(*level, limit, 3, 4, seed, 0.0, blocks,
+                                                                        normalized))
+            numba.set_num_threads(threads)
+    finally:
+        numba.set_num_threads(threads)
+        coarsen_module.DENSE_RATING_MAX_VERTICES, coarsen_module.DENSE_RATING_MIN_DEGREE = saved
+    for other in runs[1:]:
+        np.testing.assert_array_equal(runs[0], other)
     weights = np.bincount(runs[1], weights=level.vertex_weights[:, 0], minlength=n)
     assert weights.max() <= max(cap, level.vertex_weights[:, 0].max())

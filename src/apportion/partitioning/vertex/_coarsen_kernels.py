@@ -227,13 +227,15 @@ def lp_choices(first, stride, chunks, indptr, indices, edge_weights, vertex_weig
                normalized, dense):
     """One synchronous sub-round of label propagation, for chunks first, first + stride, ... of `chunks` static
     slices of order[lo:hi] (`apportion._chunked`): choice[v] = the cluster v would join, computed from the
-    labels and cluster weights at the start of the sub-round; chunk t uses row t of the tables.
+    labels and cluster weights at the start of the sub-round; the call's thread (`first`) uses row
+    `first` of the tables, so they need a row per thread, not per chunk.
 
     The connection to each neighbouring cluster is summed in an open-addressing hash table (`table_keys`,
-    `table_vals`), or with `dense` in a row of `table_vals` indexed by the cluster id itself (a row per level
-    vertex; `table_keys` unused): no probing and no unpredictable branch per arc, which pays on small levels of
+    `table_vals`), or with `dense` in a row of `table_vals` indexed by the cluster id itself (an entry per
+    vertex of the level; `table_keys` unused): no probing and no unpredictable branch per arc, which pays on small levels of
     high degree (`dense_rating`). The same choices either way."""
     span = hi - lo
+    row = first  # this thread's row of the tables (its chunks run one after the other)
     for t in range(first, chunks, stride):
         for i in range(lo + (span * t) // chunks, lo + (span * (t + 1)) // chunks):
             v = order[i]
@@ -248,45 +250,45 @@ def lp_choices(first, stride, chunks, indptr, indices, edge_weights, vertex_weig
                     if constrained and blocks[indices[e]] != blocks[v]:
                         continue
                     a = labels[indices[e]]
-                    old = table_vals[t, a]
-                    touched[t, nt] = a  # kept only when a is new (branch-free; a zero-weight arc may repeat a)
+                    old = table_vals[row, a]
+                    touched[row, nt] = a  # kept only when a is new (branch-free; a zero-weight arc may repeat a)
                     nt += old == 0
-                    table_vals[t, a] = old + edge_weights[e]
+                    table_vals[row, a] = old + edge_weights[e]
             else:
                 for e in range(indptr[v], indptr[v + 1]):
                     if constrained and blocks[indices[e]] != blocks[v]:
                         continue
                     a = labels[indices[e]]
                     slot = (a * 40503) & mask
-                    while table_keys[t, slot] != -1 and table_keys[t, slot] != a:
+                    while table_keys[row, slot] != -1 and table_keys[row, slot] != a:
                         slot = (slot + 1) & mask
-                    if table_keys[t, slot] == -1:
-                        table_keys[t, slot] = a
-                        table_vals[t, slot] = 0
-                        touched[t, nt] = slot
+                    if table_keys[row, slot] == -1:
+                        table_keys[row, slot] = a
+                        table_vals[row, slot] = 0
+                        touched[row, nt] = slot
                         nt += 1
-                    table_vals[t, slot] += edge_weights[e]
+                    table_vals[row, slot] += edge_weights[e]
             # the best cluster ignoring the weight limit first: when it fits (nearly always), it is the best that
             # fits, and the limit was read once instead of once per candidate (a random read of cluster_weights
             # per arc: 2/3 of the kernel's time on delaunay 2^21's first level)
-            best = _best_cluster(t, nt, touched, table_keys, table_vals, own, v, seed, cluster_weights,
+            best = _best_cluster(row, nt, touched, table_keys, table_vals, own, v, seed, cluster_weights,
                                  vertex_weights, cap, normalized, False, dense)
             if best != own and not _cluster_fits(cluster_weights, best, vertex_weights, v, cap):
-                best = _best_cluster(t, nt, touched, table_keys, table_vals, own, v, seed, cluster_weights,
+                best = _best_cluster(row, nt, touched, table_keys, table_vals, own, v, seed, cluster_weights,
                                      vertex_weights, cap, normalized, True, dense)
             if dense:
                 for j in range(nt):
-                    table_vals[t, touched[t, j]] = 0
+                    table_vals[row, touched[row, j]] = 0
             else:
                 for j in range(nt):
-                    table_keys[t, touched[t, j]] = -1
+                    table_keys[row, touched[row, j]] = -1
             choice[v] = best
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _best_cluster(t, nt, touched, table_keys, table_vals, own, v, seed, cluster_weights, vertex_weights, cap,
+def _best_cluster(row, nt, touched, table_keys, table_vals, own, v, seed, cluster_weights, vertex_weights, cap,
                   normalized, check_limit, dense):
-    """The cluster v joins among the nt candidates in row t of the tables (`lp_choices`; with `dense` the
+    """The cluster v joins among the nt candidates in row `row` of the tables (`lp_choices`; with `dense` the
     touched entries are the cluster ids themselves): the highest rating, v's own cluster on a tie with it, else
     the highest `mix_hash`; with `check_limit`, only clusters that stay within `cap` with v. The same cluster
     whatever the candidates' order (and if a candidate repeats)."""
@@ -295,9 +297,9 @@ def _best_cluster(t, nt, touched, table_keys, table_vals, own, v, seed, cluster_
     best_w = 1
     best_h = -1
     for j in range(nt):
-        slot = touched[t, j]
-        a = slot if dense else table_keys[t, slot]
-        val = table_vals[t, slot]
+        slot = touched[row, j]
+        a = slot if dense else table_keys[row, slot]
+        val = table_vals[row, slot]
         # rating val / wa (normalized: the cluster's weight without v) or val (wa = 1); compared as
         # val * best_w against best_val * wa, exact in integers
         wa = 1

@@ -82,11 +82,12 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
     labels = np.arange(n, dtype=np.int32)
     cluster_weights = vertex_weights.copy()
     max_degree = int(np.diff(indptr).max()) if n else 0
-    size = table_size(max_degree)  # one open-addressing table row per chunk; a vertex uses its first slots
+    size = table_size(max_degree)  # one open-addressing table row per thread; a vertex uses its first slots
     dense = dense_rating(n, int(indptr[n]) if n else 0)
-    table_keys = np.full((chunks, 0 if dense else size), -1, dtype=np.int32)
-    table_vals = np.zeros((chunks, n if dense else size), dtype=np.int64)
-    touched = np.zeros((chunks, size), dtype=np.int64)
+    rows = max(1, min(thread_budget(), chunks))  # as many as run_chunked's threads
+    table_keys = np.full((rows, 0 if dense else size), -1, dtype=np.int32)
+    table_vals = np.zeros((rows, n if dense else size), dtype=np.int64)
+    touched = np.zeros((rows, size), dtype=np.int64)
     choice = np.empty(n, dtype=np.int32)
     order = np.empty(n, dtype=np.int32)
     batch_ptr = np.zeros(batches + 1, dtype=np.int64)
@@ -105,7 +106,7 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
     return labels
 
 
-#: label propagation sums connections in dense rows (one entry per vertex of the level and per chunk, 8 bytes
+#: label propagation sums connections in dense rows (one entry per vertex of the level and per thread, 8 bytes
 #: each) on levels of at most this many vertices whose average degree is at least DENSE_RATING_MIN_DEGREE: the
 #: clustering of rmat 2^21's second level (133 k vertices, average degree 345) 0.85 -> 0.50 s; on rmat's
 #: first level (1.24 M vertices) the rows no longer stay in cache (0.91 -> 1.15 s), nor on delaunay's sparse
