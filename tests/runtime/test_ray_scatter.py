@@ -68,15 +68,23 @@ def test_empty_input_on_ray(local_ray):
     assert connected_components(lonely, transport="ray").values.tolist() == [0, 1, 2, 3]
 
 
+#: sorts per segment in `sort_segment`: about 13 ms of one thread here (a sort of 65,536 floats takes 0.2-0.5 ms),
+#: so that the throttle's 3 x outweighs a segment's round trip through Ray: 18 / 6 and 17 / 7 segments in two runs.
+#: With three sorts (1.5 ms) a CI run on 2 shared cores split them 12 / 12. The throttle stretches a run by its
+#: CPU time, so a machine loaded far beyond its cores (two busy loops beside Ray on 2 cores: 400 ms a segment on
+#: both devices) still hides it.
+SORTS = 60
+
+
 def sort_segment(ids, values):
-    """A CPU-bound kernel (sorting the segment three times: milliseconds of one thread): returns its ids."""
-    for _ in range(3):
+    """A CPU-bound kernel (sorting the segment SORTS times): returns its ids."""
+    for _ in range(SORTS):
         np.sort(values)
     return ids
 
 
 def test_a_device_throttled_three_times_gets_fewer_segments(pickled_here):
-    """A kernel of several milliseconds per segment, so that compute, which the throttle slows, outweighs each
+    """A kernel of tens of milliseconds per segment, so that compute, which the throttle slows, outweighs each
     call's round trip through Ray, which it does not (PBF's filter takes well under a millisecond per segment)."""
     count, size = 24 * 65536, 65536
     ids, values = np.arange(count), np.random.default_rng(5).random(count)
