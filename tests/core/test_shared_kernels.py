@@ -1,4 +1,4 @@
-"""The shared primitives in apportion._kernels: the one heap and the one seeded hash."""
+"""The shared primitives in apportion._kernels: the heap (plain and over records) and the one seeded hash."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from apportion._kernels.hashing import mix_hash, pair_hash
 from apportion._kernels.heap import (
-    heap_clear, heap_pop, heap_pop_by_id, heap_push_or_update, heap_push_or_update_by_id, heap_remove)
+    RECORD_KEY, RECORD_POS, heap_clear, heap_pop, heap_pop_by_id, heap_push_or_update, heap_push_or_update_by_id,
+    heap_remove, record_heap_pop, record_heap_push_or_update, record_heap_remove)
 
 MASK = (1 << 64) - 1
 
@@ -111,3 +112,30 @@ def test_reference_is_heapq_order():
     heapq.heapify(reference)
     assert [int(heap_pop_by_id(heap, key, pos, size)) for _ in items] == \
         [heapq.heappop(reference)[1] for _ in items]
+
+
+@settings(max_examples=200, deadline=None)
+@given(ops=operations, dtype=st.sampled_from([np.int32, np.int64]))
+def test_record_heap_is_the_plain_heap_over_rows(ops, dtype):
+    """The record heap makes the same moves as the plain one: the same item popped after any operations (ties
+    included, which both leave to the heap's shape), the same positions, and the rows' other columns untouched."""
+    heap, key, pos, size = _heap(20)
+    record_heap, record_size = np.empty(20, dtype=np.int32), np.zeros(1, dtype=np.int64)
+    heap_keys = np.empty(20, dtype=dtype)
+    records = np.full((20, 8), 7, dtype=dtype)
+    records[:, RECORD_POS] = -1
+    for op, v, k in ops:
+        if op == "push":
+            heap_push_or_update(heap, key, pos, size, v, k)
+            record_heap_push_or_update(record_heap, heap_keys, records, record_size, v, k)
+        elif op == "remove":
+            heap_remove(heap, key, pos, size, v)
+            record_heap_remove(record_heap, heap_keys, records, record_size, v)
+        elif op == "pop" and size[0]:
+            assert record_heap_pop(record_heap, heap_keys, records, record_size) == heap_pop(heap, key, pos, size)
+        np.testing.assert_array_equal(records[:, RECORD_POS], pos)
+        live = pos >= 0
+        np.testing.assert_array_equal(records[live, RECORD_KEY], key[live])
+        np.testing.assert_array_equal(record_heap[:record_size[0]], heap[:size[0]])
+        np.testing.assert_array_equal(heap_keys[:size[0]], key[heap[:size[0]]])
+    assert np.all(records[:, 2:] == 7)

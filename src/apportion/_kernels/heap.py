@@ -1,4 +1,5 @@
-"""The one binary heap of the project: an addressable max-heap of item ids keyed by an int64 array.
+"""The binary heap of the project: an addressable max-heap of item ids keyed by an int64 array, and the same heap
+over rows of a record array (`record_heap_*`, at the end: an item's key and position beside the caller's own fields).
 
 Arrays (all C-contiguous): `heap` int32, the item ids in heap order; `key` int64, the key of every item;
 `pos` int32, every item's position in `heap` (-1 = absent; all -1 before first use; 4 bytes an item: FM's heap
@@ -135,3 +136,95 @@ def heap_clear(heap, pos, size):
     for i in range(size[0]):
         pos[heap[i]] = -1
     size[0] = 0
+
+
+# The record heap: the same addressable max-heap, with every item's position and key in one row of a record array
+# (`records[v, RECORD_POS]`, `records[v, RECORD_KEY]`; the caller keeps its own per-item fields in the row's other
+# columns) and every heap slot's key beside it in `heap_keys`, so that a sift step compares keys in the heap's own
+# arrays and touches one record, the moved item's, and a look at an item touches one cache line. FM with a gain
+# cache keeps its vertices' heap position, key, target block, block and internal weight in one 32-byte row. Ties
+# are left to the heap's shape, as in `heap_push_or_update` (the same pops for the same operations); the record
+# and key dtype may be int32 or int64 (the keys' range decides).
+
+#: the columns of a record heap's rows that the heap itself uses
+RECORD_POS = 0
+RECORD_KEY = 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _record_sift_up(heap, heap_keys, records, i, v, key):
+    """Put item v with `key` at slot i or above it."""
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not key > heap_keys[parent]:
+            break
+        u = heap[parent]
+        heap[i] = u
+        heap_keys[i] = heap_keys[parent]
+        records[u, RECORD_POS] = i
+        i = parent
+    heap[i] = v
+    heap_keys[i] = key
+    records[v, RECORD_POS] = i
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _record_sift_down(heap, heap_keys, records, size, i, v, key):
+    """Put item v with `key` at slot i or below it."""
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap_keys[child + 1] > heap_keys[child]:
+            child += 1
+        if not heap_keys[child] > key:
+            break
+        u = heap[child]
+        heap[i] = u
+        heap_keys[i] = heap_keys[child]
+        records[u, RECORD_POS] = i
+        i = child
+    heap[i] = v
+    heap_keys[i] = key
+    records[v, RECORD_POS] = i
+
+
+@njit(cache=True, nogil=True)
+def record_heap_push_or_update(heap, heap_keys, records, size, v, key):
+    """Insert v with `key`, or change its key when present (records[v, RECORD_POS] < 0: absent)."""
+    i = records[v, RECORD_POS]
+    records[v, RECORD_KEY] = key
+    if i < 0:
+        i = size[0]
+        size[0] += 1
+        _record_sift_up(heap, heap_keys, records, i, v, key)
+    elif key > heap_keys[i]:
+        _record_sift_up(heap, heap_keys, records, i, v, key)
+    else:
+        _record_sift_down(heap, heap_keys, records, size[0], i, v, key)
+
+
+@njit(cache=True, nogil=True)
+def record_heap_remove(heap, heap_keys, records, size, v):
+    """Remove v when present (its position becomes -1)."""
+    i = records[v, RECORD_POS]
+    if i < 0:
+        return
+    records[v, RECORD_POS] = -1
+    size[0] -= 1
+    last = size[0]
+    if i == last:
+        return
+    u = heap[last]
+    key = heap_keys[last]
+    _record_sift_up(heap, heap_keys, records, i, u, key)
+    i = records[u, RECORD_POS]
+    _record_sift_down(heap, heap_keys, records, size[0], i, u, key)
+
+
+@njit(cache=True, nogil=True)
+def record_heap_pop(heap, heap_keys, records, size):
+    """Remove and return the item with the largest key (size[0] must be > 0)."""
+    v = heap[0]
+    record_heap_remove(heap, heap_keys, records, size, v)
+    return v

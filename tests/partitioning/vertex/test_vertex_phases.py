@@ -15,8 +15,8 @@ from apportion.partitioning.vertex.coarsen import NO_BLOCKS, cluster_level, clus
 from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, contract_graph, induced_level, project_partition
 from apportion.partitioning.vertex.options import PRESETS, preset_options
-from apportion.partitioning.vertex._fm_gain_cache_kernels import (_move, cached_best_move,
-                                                                  key_after_neighbour_move, kway_fm_cached)
+from apportion.partitioning.vertex._fm_gain_cache_kernels import (
+    INTERNAL, PART, _move, cached_best_move, key_after_neighbour_move, kway_fm_cached, new_records)
 from apportion.partitioning.vertex._partition_kernels import fits
 from apportion.partitioning.vertex.refine import (gain_cache, refine_fm, refine_two_direction,
                                                   use_gain_cache)
@@ -324,18 +324,24 @@ def test_key_after_a_neighbour_move_is_the_exact_best_gain(data, k, ncon):
     conn = np.zeros(2 * k, dtype=np.int32)
     conn[:k] = ints(0, 12, k)
     conn[a] += w  # v, in a, is u's neighbour
+    conn[k:] = ints(0, 12, k)  # v's row: its other neighbours'
+    conn[k + own] += w  # ... and u
     part = np.array([own, a], dtype=np.int32)
     vertex_weights = ints(1, 3, 2 * ncon).reshape(2, ncon)
     bw = ints(0, 10, k * ncon).reshape(k, ncon)
     max_weights = bw + ints(0, 4, k * ncon).reshape(k, ncon)
-    target, gain = cached_best_move(u, conn, k, part, bw, vertex_weights, max_weights)
+    target, gain = cached_best_move(u, own, conn, k, bw, vertex_weights, max_weights)
     assume(target >= 0)
     indptr, indices, edge_weights = (np.array([0, 1, 2], dtype=np.int64), np.array([v, u], dtype=np.int32),
                                      np.array([w, w], dtype=np.int64))
-    _move(v, a, b, indptr, indices, edge_weights, vertex_weights, part, bw, conn, k)
-    best, best_gain = key_after_neighbour_move(u, a, b, w, target, gain, conn, k, part, bw, vertex_weights,
-                                               max_weights)
-    exact_block, exact_gain = cached_best_move(u, conn, k, part, bw, vertex_weights, max_weights)
+    records = new_records(part, conn, k)
+    _move(v, a, b, indptr, indices, edge_weights, vertex_weights, part, bw, conn, k, records)
+    # the move kept both records exact: each vertex's block and its row's entry for it
+    assert records[u, PART] == own and records[u, INTERNAL] == conn[own]
+    assert records[v, PART] == part[v] == b and records[v, INTERNAL] == conn[k + b]
+    best, best_gain = key_after_neighbour_move(u, own, records[u, INTERNAL], a, b, w, target, gain, conn, k, bw,
+                                               vertex_weights, max_weights)
+    exact_block, exact_gain = cached_best_move(u, own, conn, k, bw, vertex_weights, max_weights)
     if best < 0:
         assert target == a or (target == b and not fits(bw, b, vertex_weights, u, max_weights))
     else:

@@ -29,10 +29,18 @@ lazier heap — keys only raised, a neighbour in v's new block not rescanned at 
 — was a third faster on rmat 2^20 at k = 8 and found as much there, but lost the partitions whose core sits in one
 large block: rmat 2^18 with targets 4:2:1:1, seeds 1 and 2, 752k and 627k cut edges against the plain kernel's 159k
 and 157k (exact keys: 169k and 169k; the plain kernel with equal targets 1.88M and 1.89M, exact keys 0.96M and
-0.94M). A vertex moved in the pass is marked in `pos` (MOVED) rather than in an array of its own, one memory access
-less per neighbour.
+0.94M). A vertex moved in the pass is marked by its heap position (MOVED) rather than in an array of its own, one memory
+access less per neighbour.
 
 Moves, rollback to the best prefix, patience and stopping are those of the plain kernel (see its docstring).
+
+Every vertex's per-pass state lives in one row of a record array (`new_records`): its heap position and key (the
+record heap of `apportion._kernels.heap`), the block its key aims at, its block and its internal weight (its cache
+row's entry for its own block), 32 bytes aligned to a cache line for int32 records. A neighbour's update then
+touches that one line and the two cache-row entries the move changed (the update of the row and the new key in
+the same loop), where separate arrays cost a line each for the key, the heap position, the target, the block and
+the own-block entry. On the finest level of rmat 2^21 at k = 64 (`default`'s input to FM) one pass took 7.7-8.0 s
+against 10.8-11.6 s, with the same moves.
 """
 
 from __future__ import annotations
@@ -40,13 +48,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from apportion._kernels.heap import heap_pop, heap_push_or_update, heap_remove
+from apportion._kernels.heap import (
+    RECORD_KEY, RECORD_POS, record_heap_pop, record_heap_push_or_update, record_heap_remove)
 from apportion.partitioning.vertex._partition_kernels import fits
 from apportion.partitioning.vertex._refine_kernels import (
     FM_MIN_PATIENCE, fm_candidates, list_moved_and_neighbours)
 
-#: `pos` of a vertex moved in the current pass (out of the heap and not to be put back before the pass ends)
+#: heap position of a vertex moved in the current pass (out of the heap and not to be put back before the pass ends)
 MOVED = -2
+#: the record columns beside the heap's own (RECORD_POS, RECORD_KEY): the block of the move the key is the gain
+#: of, the vertex's block, and its cache row's entry for that block
+TARGET = 2
+PART = 3
+INTERNAL = 4
+#: columns of a record: 8, so that an int32 record is 32 bytes and never straddles a 64-byte cache line
+RECORD_COLUMNS = 8
 
 
 @njit(cache=True, nogil=True)
@@ -66,10 +82,25 @@ def fill_gain_cache_chunk(first, stride, chunks, indptr, indices, edge_weights, 
 
 
 @njit(cache=True, nogil=True)
-def cached_best_move(v, conn, k, part, bw, vertex_weights, max_weights):
-    """The best feasible move of v from its cache row: (block, gain) or (-1, 0). Ties go to the block with
-    the lower load relative to its limit (as `_refine_kernels.best_move`)."""
-    own = part[v]
+def new_records(part, conn, k):
+    """The vertices' records (module docstring): n rows of RECORD_COLUMNS entries of conn's dtype, starting on a
+    64-byte boundary; every vertex out of the heap, its block and internal weight from `part` and `conn`."""
+    n = part.shape[0]
+    pad = 64 // conn.itemsize
+    raw = np.empty(n * RECORD_COLUMNS + pad, dtype=conn.dtype)
+    offset = ((64 - raw.ctypes.data % 64) % 64) // conn.itemsize
+    records = raw[offset:offset + n * RECORD_COLUMNS].reshape(n, RECORD_COLUMNS)
+    for v in range(n):
+        records[v, RECORD_POS] = -1
+        records[v, PART] = part[v]
+        records[v, INTERNAL] = conn[v * k + part[v]]
+    return records
+
+
+@njit(cache=True, nogil=True)
+def cached_best_move(v, own, conn, k, bw, vertex_weights, max_weights):
+    """The best feasible move of v (in block `own`) from its cache row: (block, gain) or (-1, 0). Ties go to the
+    block with the lower load relative to its limit (as `_refine_kernels.best_move`)."""
     row = v * k
     best = -1
     best_conn = -1
@@ -90,27 +121,47 @@ def cached_best_move(v, conn, k, part, bw, vertex_weights, max_weights):
     return best, best_conn - conn[row + own]
 
 
-@njit(cache=True, nogil=True)
-def _move(v, a, b, indptr, indices, edge_weights, vertex_weights, part, bw, conn, k):
-    """Move v from block a to block b: part, block weights and the neighbours' cache rows."""
+@njit(cache=True, nogil=True, inline="always")
+def _account(v, a, b, vertex_weights, part, bw, conn, k, records):
+    """v's own share of its move from a to b: block weights, part and its record (its own row does not change: a
+    level has no self-loops)."""
     for c in range(vertex_weights.shape[1]):
         bw[a, c] -= vertex_weights[v, c]
         bw[b, c] += vertex_weights[v, c]
     part[v] = b
+    records[v, PART] = b
+    records[v, INTERNAL] = conn[v * k + b]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _update_neighbour(u, a, b, w, conn, k, records):
+    """A neighbour u's share of a move from a to b over an edge of weight w: its cache row and internal weight;
+    returns u's block."""
+    row = u * k
+    conn[row + a] -= w
+    conn[row + b] += w
+    own = records[u, PART]
+    if own == a:
+        records[u, INTERNAL] -= w
+    elif own == b:
+        records[u, INTERNAL] += w
+    return own
+
+
+@njit(cache=True, nogil=True)
+def _move(v, a, b, indptr, indices, edge_weights, vertex_weights, part, bw, conn, k, records):
+    """Move v from block a to block b: part, block weights, the neighbours' cache rows and every record."""
     for e in range(indptr[v], indptr[v + 1]):
-        row = indices[e] * k
-        w = edge_weights[e]
-        conn[row + a] -= w
-        conn[row + b] += w
+        _update_neighbour(indices[e], a, b, edge_weights[e], conn, k, records)
+    _account(v, a, b, vertex_weights, part, bw, conn, k, records)
 
 
 @njit(cache=True, nogil=True, inline="always")  # as a call it cost a quarter of the kernel's time
-def key_after_neighbour_move(u, a, b, w, target, gain, conn, k, part, bw, vertex_weights, max_weights):
-    """The best move (block, gain) of u after a neighbour moved from block a to block b over an edge of
-    weight w (its cache row and the block weights already updated), from u's best move before it (`target`,
-    `gain`) and the row's entries a and b alone; (-1, 0) where only a scan of the row can tell: u aimed at
-    a, or at b and b can no longer take it."""
-    own = part[u]
+def key_after_neighbour_move(u, own, internal, a, b, w, target, gain, conn, k, bw, vertex_weights, max_weights):
+    """The best move (block, gain) of u (in block `own`, its row's entry for it `internal`) after a neighbour
+    moved from block a to block b over an edge of weight w (u's cache row and the block weights already
+    updated), from u's best move before it (`target`, `gain`) and the row's entries a and b alone; (-1, 0)
+    where only a scan of the row can tell: u aimed at a, or at b and b can no longer take it."""
     row = u * k
     if target == a:
         return -1, 0
@@ -120,8 +171,8 @@ def key_after_neighbour_move(u, a, b, w, target, gain, conn, k, part, bw, vertex
                 return -1, 0
             return b, gain + 2 * w
         best, best_gain = target, gain + w
-        if fits(bw, b, vertex_weights, u, max_weights) and conn[row + b] - conn[row + own] > best_gain:
-            best, best_gain = b, conn[row + b] - conn[row + own]
+        if fits(bw, b, vertex_weights, u, max_weights) and conn[row + b] - internal > best_gain:
+            best, best_gain = b, conn[row + b] - internal
         return best, best_gain
     if own == b:  # every gain fell by w, the gain towards a by 2w
         best, best_gain = target, gain - w
@@ -131,11 +182,11 @@ def key_after_neighbour_move(u, a, b, w, target, gain, conn, k, part, bw, vertex
         best, best_gain = b, gain + w
     else:  # the gain towards b rose by w, the one towards a fell by w
         best, best_gain = target, gain
-        if fits(bw, b, vertex_weights, u, max_weights) and conn[row + b] - conn[row + own] > best_gain:
-            best, best_gain = b, conn[row + b] - conn[row + own]
+        if fits(bw, b, vertex_weights, u, max_weights) and conn[row + b] - internal > best_gain:
+            best, best_gain = b, conn[row + b] - internal
     # a is lighter now: a block that could not take u before may take it now
-    if fits(bw, a, vertex_weights, u, max_weights) and conn[row + a] - conn[row + own] > best_gain:
-        best, best_gain = a, conn[row + a] - conn[row + own]
+    if fits(bw, a, vertex_weights, u, max_weights) and conn[row + a] - internal > best_gain:
+        best, best_gain = a, conn[row + a] - internal
     return best, best_gain
 
 
@@ -148,29 +199,28 @@ def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_
     Updates part and bw; returns the total cut decrease."""
     n = indptr.shape[0] - 1
     listed, candidates, ncand = fm_candidates(n, vertices)
+    records = new_records(part, conn, k)
     heap = np.empty(n, dtype=np.int32)
-    key = np.zeros(n, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int32)
-    target = np.empty(n, dtype=np.int32)  # the block of a vertex's move that its key is the gain of
+    heap_keys = np.empty(n, dtype=records.dtype)
     size = np.zeros(1, dtype=np.int64)
     log_vertex = np.empty(n, dtype=np.int32)
     log_from = np.empty(n, dtype=np.int32)
     twice_cut = 0
     for i in range(ncand):
         v = candidates[i]
-        twice_cut += degree_weight[v] - conn[v * k + part[v]]
+        twice_cut += degree_weight[v] - records[v, INTERNAL]
     total_gain = 0
     for p in range(passes):
         boundary = 0
         for i in range(ncand):
             v = candidates[i]
-            if conn[v * k + part[v]] == degree_weight[v]:
+            if records[v, INTERNAL] == degree_weight[v]:
                 continue  # every edge inside its block: not on the boundary
             boundary += 1
-            b, g = cached_best_move(v, conn, k, part, bw, vertex_weights, max_weights)
+            b, g = cached_best_move(v, records[v, PART], conn, k, bw, vertex_weights, max_weights)
             if b >= 0:
-                heap_push_or_update(heap, key, pos, size, v, g)
-                target[v] = b
+                record_heap_push_or_update(heap, heap_keys, records, size, v, g)
+                records[v, TARGET] = b
         limit = max(FM_MIN_PATIENCE, int(stop_fraction * boundary))
         moves = 0
         current = 0
@@ -178,18 +228,18 @@ def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_
         best_moves = 0
         since_best = 0
         while size[0] > 0:
-            v = heap_pop(heap, key, pos, size)
-            popped = key[v]
-            b, g = cached_best_move(v, conn, k, part, bw, vertex_weights, max_weights)
+            v = record_heap_pop(heap, heap_keys, records, size)
+            popped = records[v, RECORD_KEY]
+            own = records[v, PART]
+            b, g = cached_best_move(v, own, conn, k, bw, vertex_weights, max_weights)
             if b < 0:
                 continue
             if g < popped:  # its key was stale (some move filled its block): back with the exact one
-                heap_push_or_update(heap, key, pos, size, v, g)
-                target[v] = b
+                record_heap_push_or_update(heap, heap_keys, records, size, v, g)
+                records[v, TARGET] = b
                 continue
-            own = part[v]
-            _move(v, own, b, indptr, indices, edge_weights, vertex_weights, part, bw, conn, k)
-            pos[v] = MOVED
+            _account(v, own, b, vertex_weights, part, bw, conn, k, records)
+            records[v, RECORD_POS] = MOVED
             log_vertex[moves] = v
             log_from[moves] = own
             moves += 1
@@ -202,32 +252,36 @@ def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_
                 since_best += 1
             for e in range(indptr[v], indptr[v + 1]):
                 u = indices[e]
-                at = pos[u]
+                w = edge_weights[e]
+                own_u = _update_neighbour(u, own, b, w, conn, k, records)  # row and key in one visit
+                at = records[u, RECORD_POS]
                 if at == MOVED:
                     continue  # moved in this pass
                 bu = -1
                 if at >= 0:
-                    bu, gu = key_after_neighbour_move(u, own, b, edge_weights[e], target[u], key[u], conn, k, part,
-                                                      bw, vertex_weights, max_weights)
+                    bu, gu = key_after_neighbour_move(u, own_u, records[u, INTERNAL], own, b, w, records[u, TARGET],
+                                                      records[u, RECORD_KEY], conn, k, bw, vertex_weights,
+                                                      max_weights)
                 if bu < 0:
-                    bu, gu = cached_best_move(u, conn, k, part, bw, vertex_weights, max_weights)
+                    bu, gu = cached_best_move(u, own_u, conn, k, bw, vertex_weights, max_weights)
                 if bu < 0:
                     if at >= 0:
-                        heap_remove(heap, key, pos, size, u)
+                        record_heap_remove(heap, heap_keys, records, size, u)
                 else:
-                    if at < 0 or gu != key[u]:
-                        heap_push_or_update(heap, key, pos, size, u, gu)
-                    target[u] = bu
+                    if at < 0 or gu != records[u, RECORD_KEY]:
+                        record_heap_push_or_update(heap, heap_keys, records, size, u, gu)
+                    records[u, TARGET] = bu
             if since_best > limit:
                 break
-        while size[0] > 0:
-            heap_pop(heap, key, pos, size)
+        for i in range(size[0]):
+            records[heap[i], RECORD_POS] = -1  # the heap emptied
+        size[0] = 0
         for i in range(moves):
-            pos[log_vertex[i]] = -1  # no longer MOVED
+            records[log_vertex[i], RECORD_POS] = -1  # no longer MOVED
         for i in range(moves - 1, best_moves - 1, -1):
             v = log_vertex[i]
             back = np.int64(log_from[i])  # int64 as in the forward move's call: one compiled copy of `_move`
-            _move(v, part[v], back, indptr, indices, edge_weights, vertex_weights, part, bw, conn, k)
+            _move(v, part[v], back, indptr, indices, edge_weights, vertex_weights, part, bw, conn, k, records)
         total_gain += best
         if best <= 0 or best < min_improvement * (twice_cut // 2):
             break
