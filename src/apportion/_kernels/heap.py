@@ -152,20 +152,23 @@ RECORD_KEY = 1
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _record_place(heap, heap_keys, records, i, v, key):
+    """Slot i holds item v with `key`."""
+    heap[i] = v
+    heap_keys[i] = key
+    records[v, RECORD_POS] = i
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _record_sift_up(heap, heap_keys, records, i, v, key):
     """Put item v with `key` at slot i or above it."""
     while i > 0:
         parent = (i - 1) >> 1
         if not key > heap_keys[parent]:
             break
-        u = heap[parent]
-        heap[i] = u
-        heap_keys[i] = heap_keys[parent]
-        records[u, RECORD_POS] = i
+        _record_place(heap, heap_keys, records, i, heap[parent], heap_keys[parent])
         i = parent
-    heap[i] = v
-    heap_keys[i] = key
-    records[v, RECORD_POS] = i
+    _record_place(heap, heap_keys, records, i, v, key)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -179,14 +182,9 @@ def _record_sift_down(heap, heap_keys, records, size, i, v, key):
             child += 1
         if not heap_keys[child] > key:
             break
-        u = heap[child]
-        heap[i] = u
-        heap_keys[i] = heap_keys[child]
-        records[u, RECORD_POS] = i
+        _record_place(heap, heap_keys, records, i, heap[child], heap_keys[child])
         i = child
-    heap[i] = v
-    heap_keys[i] = key
-    records[v, RECORD_POS] = i
+    _record_place(heap, heap_keys, records, i, v, key)
 
 
 @njit(cache=True, nogil=True)
