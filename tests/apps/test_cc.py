@@ -77,3 +77,32 @@ def test_exported_and_checked():
     for bad in ({"method": "hook"}, {"segment": 0}, {"transport": "mpi"}):
         with pytest.raises(InputError):
             connected_components(Graph.from_edges([0], [1], n=2), **bad)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), n=st.integers(1, 40), forests=st.integers(1, 3))
+def test_forests_point_down_and_merge_into_the_components(data, n, forests):
+    """Every forest keeps each non-root pointing to a smaller id (what the one-pass compression and labels rely
+    on); compressing points every vertex at its root; merged forests label every vertex with its component's
+    least id, whichever forest hooked which edge."""
+    from apportion.apps._cc_kernels import compress_forest, forest_labels, forest_root, hook_segment, merge_forest
+
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n))
+    owner = data.draw(st.lists(st.integers(0, forests - 1), min_size=len(pairs), max_size=len(pairs)))
+    parents = [np.arange(n, dtype=np.int32) for _ in range(forests)]
+    for (u, v), f in zip(pairs, owner):
+        hook_segment(parents[f], np.array([u], dtype=np.int32), np.array([v], dtype=np.int32))
+    for parent in parents:
+        assert np.all(parent <= np.arange(n))
+        roots = np.array([forest_root(parent.copy(), v) for v in range(n)])
+        compressed = parent.copy()
+        compress_forest(compressed)
+        np.testing.assert_array_equal(compressed, roots)
+    merged = parents[0]
+    for other in parents[1:]:
+        merge_forest(merged, other)
+    labels = np.empty(n, dtype=np.int64)
+    forest_labels(merged, labels)
+    graph = Graph.from_edges(np.array([u for u, _ in pairs], dtype=np.int64),
+                             np.array([v for _, v in pairs], dtype=np.int64), n=n)  # loops and repeats dropped
+    np.testing.assert_array_equal(labels, cc_reference(graph))

