@@ -144,3 +144,21 @@ def stable_argsort(keys):
         order, other = other, order
         width *= 2
     return order
+
+
+@njit(cache=True, nogil=True)
+def hub_block_bound(indptr, indices, edge_weights, hub, part):
+    """(the edge weight between the vertices with `hub` set and the others, the edge weight among the others
+    that `part` cuts): what a hub block would cut for sure, and the cut of its rest under `part` — together an
+    estimate of the hub-block candidate's cut made before the rest is partitioned (`periphery.py`)."""
+    n = indptr.shape[0] - 1
+    across = 0
+    rest_cut = 0
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if hub[v] != hub[u]:
+                across += edge_weights[e]
+            elif not hub[v] and part[v] != part[u]:
+                rest_cut += edge_weights[e]
+    return across // 2, rest_cut // 2

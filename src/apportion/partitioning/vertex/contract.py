@@ -70,6 +70,8 @@ def kernel_edge_weights(graph) -> np.ndarray:
     """A Graph's edge weights as a read-only int64 array aligned with `indices`: its own, else `unit_weights`."""
     if graph.edge_weights is None:
         return unit_weights(graph.indices.shape[0])
+    if is_unit(graph.edge_weights):  # a `LevelGraph`'s unit weights (the hub block's rest), kept as they are
+        return graph.edge_weights
     return read_only(np.ascontiguousarray(graph.edge_weights, dtype=np.int64))
 
 

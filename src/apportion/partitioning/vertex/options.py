@@ -102,6 +102,10 @@ class PartitionOptions:
         heavy_tailed: ... and every multilevel cycle on it runs with this variant applied (None: none). Hubs
             defeat clustering (hub clusters whose projected partition FM cannot repair; matching first does
             better), make k-way FM's moves costly and every flow region large.
+        hub_block: on a graph with hubs (maximum degree at least `periphery.HUB_BLOCK_MIN_RATIO` times the
+            average), also consider the hub-block candidate (`periphery.hub_block_candidate`: the highest-degree
+            vertices in the largest block, the rest split among the others) and keep it when it cuts less than
+            the multilevel result; it is built only where a cheap estimate of its cut says it may.
     """
 
     coarsening: str = "clustering"
@@ -137,6 +141,7 @@ class PartitionOptions:
     runs: tuple[Variant, ...] = ()
     heavy_tailed_ratio: float = 0.0
     heavy_tailed: Variant | None = None
+    hub_block: bool = True
 
     def validated(self) -> "PartitionOptions":
         """These options, or InputError naming the field that is wrong (inside a variant: the variant too)."""
