@@ -268,22 +268,30 @@ def _try_periphery(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) ->
                                              max_block_weights=sub_limits, seed=ctx.seed + 13))
         return found
 
-    limits, watch = ctx.max_block_weights, ctx.watch
-    candidate = periphery_candidate(fine, ctx.k, ctx.targets, limits, partition_core)
+    candidate = periphery_candidate(fine, ctx.k, ctx.targets, ctx.max_block_weights, partition_core)
+    return _better_of(fine, ctx, part, candidate, refine_seed=ctx.seed + 29)
+
+
+def _better_of(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray, candidate: np.ndarray | None, *,
+               refine_seed: int | None = None, cut: int | None = None) -> np.ndarray:
+    """`candidate` when it keeps the limits and cuts less than `part` (whose cut is `cut` when known), after
+    one refinement at the finest level when `refine_seed` is given; else `part`."""
     if candidate is None:
         return part
+    limits, watch = ctx.max_block_weights, ctx.watch
     level_threads(fine.n, ctx.threads)
-    with watch.phase("refine"):
+    with watch.phase("rebalance"):
         bw = block_weights(fine.vertex_weights, candidate, ctx.k)
         if np.any(bw > limits):
             return part
-        refine(fine, candidate, bw, ctx, ctx.seed + 29)
-    with watch.phase("rebalance"):
-        rebalance_partition(fine, candidate, bw, limits, final=True)
-    cut = edge_cut(fine.indptr, fine.indices, fine.edge_weights, part)
-    if edge_cut(fine.indptr, fine.indices, fine.edge_weights, candidate) < cut:
-        return candidate
-    return part
+    if refine_seed is not None:
+        with watch.phase("refine"):
+            refine(fine, candidate, bw, ctx, refine_seed)
+        with watch.phase("rebalance"):
+            rebalance_partition(fine, candidate, bw, limits, final=True)
+    if cut is None:
+        cut = edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, part)
+    return candidate if edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, candidate) < cut else part
 
 
 def _try_hub_block(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) -> np.ndarray:
@@ -306,21 +314,11 @@ def _try_hub_block(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) ->
             found, _ = _cycles(graph, sub_ctx)
         return found
 
-    limits, watch = ctx.max_block_weights, ctx.watch
     level_threads(fine.n, ctx.threads)
     cut = edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, part)
     # not inside a phase of its own: the rest's multilevel cycles time theirs
-    candidate = hub_block_candidate(fine, ctx.k, ctx.targets, limits, partition_rest, part, cut)
-    if candidate is None:
-        return part
-    level_threads(fine.n, ctx.threads)
-    with watch.phase("rebalance"):
-        bw = block_weights(fine.vertex_weights, candidate, ctx.k)
-        if np.any(bw > limits):
-            return part
-    if edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, candidate) < cut:
-        return candidate
-    return part
+    candidate = hub_block_candidate(fine, ctx.k, ctx.targets, ctx.max_block_weights, partition_rest, part, cut)
+    return _better_of(fine, ctx, part, candidate, cut=cut)
 
 
 def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | None = None) -> tuple[np.ndarray, int]:

@@ -56,16 +56,23 @@ def periphery_candidate(fine: LevelGraph, k: int, targets: np.ndarray, limits: n
     if core.shape[0] < others.shape[0] or core_weight > int(limits[others, 0].sum()):
         return None
     part = np.full(fine.n, p, dtype=np.int32)
-    if others.shape[0] == 1:
-        part[core] = others[0]
-        return part
-    sub = induced_level(fine.indptr, fine.indices, fine.edge_weights, fine.vertex_weights, core)
-    sub_targets = targets[others] / targets[others].sum()
-    wanted = sub_targets * core_weight
-    epsilon = float(max(0.0, (limits[others, 0] / np.maximum(wanted, 1e-12)).min() - 1.0))
-    sub_part = partition_core(sub, others.shape[0], sub_targets, min(epsilon, 4.0), limits[others])
-    part[core] = others[sub_part].astype(np.int32)
+    part[core] = _split_among(fine, core, core_weight, others, targets, limits, partition_core)
     return part
+
+
+def _split_among(fine: LevelGraph, vertices: np.ndarray, weight: int, others: np.ndarray, targets: np.ndarray,
+                 limits: np.ndarray, partition_others) -> np.ndarray:
+    """The blocks `others` for `vertices` (increasing ids, total weight `weight`): all of them in the one block
+    when there is one, else `partition_others(subgraph, len(others), their shares, epsilon, their limits)` on
+    the subgraph they induce, with the epsilon their limits leave (at most 4)."""
+    if others.shape[0] == 1 or vertices.shape[0] == 0:
+        return np.full(vertices.shape[0], others[0], dtype=np.int32)
+    sub = induced_level(fine.indptr, fine.indices, fine.edge_weights, fine.vertex_weights, vertices)
+    sub_targets = targets[others] / targets[others].sum()
+    wanted = sub_targets * weight
+    epsilon = float(max(0.0, (limits[others, 0] / np.maximum(wanted, 1e-12)).min() - 1.0))
+    sub_part = partition_others(sub, others.shape[0], sub_targets, min(epsilon, 4.0), limits[others])
+    return others[sub_part].astype(np.int32)
 
 #: the hub-block candidate is considered on graphs whose maximum degree is at least this many times the
 #: average (`multilevel.is_skewed`): meshes never pay for its degree sort; on the shared social and
@@ -108,15 +115,7 @@ def hub_block_candidate(fine: LevelGraph, k: int, targets: np.ndarray, limits: n
         across, rest_cut = hub_block_bound(fine.indptr, fine.indices, fine.edge_weights, ~outside, current)
         if across + rest_cut >= current_cut:
             return None
-    if others.shape[0] == 1 or rest.shape[0] == 0:
-        part[rest] = others[0]
-    else:
-        sub = induced_level(fine.indptr, fine.indices, fine.edge_weights, fine.vertex_weights, rest)
-        sub_targets = targets[others] / targets[others].sum()
-        wanted = sub_targets * rest_weight
-        epsilon = float(max(0.0, (limits[others, 0] / np.maximum(wanted, 1e-12)).min() - 1.0))
-        sub_part = partition_rest(sub, others.shape[0], sub_targets, min(epsilon, 4.0), limits[others])
-        part[rest] = others[sub_part].astype(np.int32)
+    part[rest] = _split_among(fine, rest, rest_weight, others, targets, limits, partition_rest)
     loose = np.flatnonzero(outside & (degrees == 0))
     loose = loose[np.argsort(-np.asarray(weights[loose]), kind="stable")]
     assigned = np.flatnonzero(part >= 0)
