@@ -74,6 +74,7 @@ def _split_among(fine: LevelGraph, vertices: np.ndarray, weight: int, others: np
     sub_part = partition_others(sub, others.shape[0], sub_targets, min(epsilon, 4.0), limits[others])
     return others[sub_part].astype(np.int32)
 
+
 #: the hub-block candidate is considered on graphs whose maximum degree is at least this many times the
 #: average (`multilevel.is_skewed`): meshes never pay for its degree sort; on the shared social and
 #: collaboration networks (ratios 25-45) its estimate turns it down at once, on small R-MAT graphs (ratio 46
