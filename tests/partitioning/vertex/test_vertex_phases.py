@@ -18,6 +18,7 @@ from apportion.partitioning.vertex.options import PRESETS, preset_options
 from apportion.partitioning.vertex._fm_gain_cache_kernels import (
     INTERNAL, PART, _move, cached_best_move, key_after_neighbour_move, kway_fm_cached, new_records)
 from apportion.partitioning.vertex._partition_kernels import fits
+from apportion.partitioning.vertex._refine_kernels import fm_passes_end
 from apportion.partitioning.vertex.refine import (gain_cache, refine_fm, refine_two_direction,
                                                   use_gain_cache)
 
@@ -298,7 +299,7 @@ def test_gain_cache_fm_keeps_its_cache_exact_and_reports_the_true_gain(seed, k, 
     before = edge_cut(level.indptr, level.indices, level.edge_weights, part)
     conn, degree_weight = gain_cache(level, part, k)
     gain = kway_fm_cached(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw, limits,
-                          k, 4, 0.5, np.arange(n, dtype=np.int32), 0.0, conn, degree_weight)
+                          k, 4, 0.5, np.arange(n, dtype=np.int32), 0.0, conn, degree_weight, -1)
     after = edge_cut(level.indptr, level.indices, level.edge_weights, part)
     assert before - after == gain >= 0
     recounted, recounted_degree = gain_cache(level, part, k)
@@ -306,6 +307,53 @@ def test_gain_cache_fm_keeps_its_cache_exact_and_reports_the_true_gain(seed, k, 
     np.testing.assert_array_equal(degree_weight, recounted_degree)
     np.testing.assert_array_equal(bw, block_weights(level.vertex_weights, part, k))
     assert np.all(bw <= limits)
+
+
+def test_fm_passes_end_stops_where_a_geometric_series_of_gains_cannot_reach_the_alternative():
+    # a pass that gains nothing, or less than min_improvement of the starting cut, ends FM
+    assert fm_passes_end(0, 0, 100, 100, 0.0, -1)
+    assert fm_passes_end(4, 0, 96, 100, 0.05, -1)
+    assert not fm_passes_end(5, 0, 95, 100, 0.05, -1)
+    # no alternative, the first pass, or a pass gaining no less than the one before: go on
+    assert not fm_passes_end(10, 20, 50, 100, 0.0, -1)
+    assert not fm_passes_end(10, 0, 50, 100, 0.0, 0)
+    assert not fm_passes_end(10, 10, 50, 100, 0.0, 0)
+    # gains 20 then 10 (r = 1/2): at most 10 more, so 50 can reach 40 but not 39
+    assert not fm_passes_end(10, 20, 50, 100, 0.0, 40)
+    assert fm_passes_end(10, 20, 50, 100, 0.0, 39)
+    # gains 30 then 10 (r = 1/3): at most 5 more
+    assert not fm_passes_end(10, 30, 50, 100, 0.0, 45)
+    assert fm_passes_end(10, 30, 50, 100, 0.0, 44)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), k=st.integers(3, 6), cached=st.booleans())
+def test_fm_gives_up_after_the_pass_that_fm_passes_end_names(seed, k, cached):
+    """FM with `give_up_above` is FM stopped after the first pass from the second on at which `fm_passes_end`
+    says the cut cannot reach it: the per-pass gains are read off runs of 1, 2, ... passes (each a prefix of
+    the longer runs), and the run that gives up equals the run of exactly that many passes."""
+    level = weighted_random_level(300, 900, seed)
+    start, start_bw, limits = _random_start(level, k, seed)
+    start_cut = int(edge_cut(level.indptr, level.indices, level.edge_weights, start))
+    max_passes = 8
+    runs = []  # (part, total gain) after 1, 2, ... passes
+    for passes in range(1, max_passes + 1):
+        part, bw = start.copy(), start_bw.copy()
+        gain = refine_fm(level, part, bw, limits, passes, 0.5, seed, cached=cached)
+        runs.append((part, gain))
+    gains = [runs[0][1]] + [runs[p][1] - runs[p - 1][1] for p in range(1, max_passes)]
+    assume(len([g for g in gains if g > 0]) >= 3)
+    cuts_after = [start_cut - total for _, total in runs]
+    for give_up in sorted({0, *(max(0, c - 1) for c in cuts_after), cuts_after[-1]}):
+        expected = max_passes
+        for p in range(max_passes):
+            if fm_passes_end(gains[p], gains[p - 1] if p else 0, cuts_after[p], start_cut, 0.0, give_up):
+                expected = p + 1
+                break
+        part, bw = start.copy(), start_bw.copy()
+        gain = refine_fm(level, part, bw, limits, max_passes, 0.5, seed, cached=cached, give_up_above=give_up)
+        assert gain == runs[expected - 1][1]
+        np.testing.assert_array_equal(part, runs[expected - 1][0])
 
 
 @settings(max_examples=300, deadline=None)

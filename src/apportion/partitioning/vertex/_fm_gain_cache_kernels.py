@@ -52,7 +52,7 @@ from apportion._kernels.heap import (
     RECORD_KEY, RECORD_POS, record_heap_pop, record_heap_push_or_update, record_heap_remove)
 from apportion.partitioning.vertex._partition_kernels import fits
 from apportion.partitioning.vertex._refine_kernels import (
-    FM_MIN_PATIENCE, fm_candidates, list_moved_and_neighbours)
+    FM_MIN_PATIENCE, fm_candidates, fm_passes_end, list_moved_and_neighbours)
 
 #: heap position of a vertex moved in the current pass (out of the heap and not to be put back before the pass ends)
 MOVED = -2
@@ -192,11 +192,12 @@ def key_after_neighbour_move(u, own, internal, a, b, w, target, gain, conn, k, b
 
 @njit(cache=True, nogil=True)
 def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, k, passes,
-                   stop_fraction, vertices, min_improvement, conn, degree_weight):
+                   stop_fraction, vertices, min_improvement, conn, degree_weight, give_up_above):
     """k-way FM (module docstring) on a filled gain cache (`conn`, n · k entries, and `degree_weight`, as
     `fill_gain_cache_chunk` leaves them; both are kept exact for the final `part`). Seeded from `vertices` (a
     superset of the boundary); later passes add the vertices the previous one moved and their neighbours.
-    Updates part and bw; returns the total cut decrease."""
+    Stops as the plain kernel does (`fm_passes_end`, `give_up_above` included). Updates part and bw; returns
+    the total cut decrease."""
     n = indptr.shape[0] - 1
     listed, candidates, ncand = fm_candidates(n, vertices)
     records = new_records(part, conn, k)
@@ -210,6 +211,7 @@ def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_
         v = candidates[i]
         twice_cut += degree_weight[v] - records[v, INTERNAL]
     total_gain = 0
+    previous_gain = 0
     for p in range(passes):
         boundary = 0
         for i in range(ncand):
@@ -283,7 +285,9 @@ def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_
             back = np.int64(log_from[i])  # int64 as in the forward move's call: one compiled copy of `_move`
             _move(v, part[v], back, indptr, indices, edge_weights, vertex_weights, part, bw, conn, k, records)
         total_gain += best
-        if best <= 0 or best < min_improvement * (twice_cut // 2):
+        if fm_passes_end(best, previous_gain, twice_cut // 2 - total_gain, twice_cut // 2, min_improvement,
+                         give_up_above):
             break
+        previous_gain = best
         ncand = list_moved_and_neighbours(indptr, indices, log_vertex, best_moves, listed, candidates, ncand)
     return total_gain

@@ -284,8 +284,23 @@ def list_moved_and_neighbours(indptr, indices, moved, count, listed, candidates,
 
 
 @njit(cache=True, nogil=True)
+def fm_passes_end(gain, previous_gain, cut_after, start_cut, min_improvement, give_up_above):
+    """Whether FM stops after a pass that lowered the cut by `gain` to `cut_after` (the pass before it gained
+    `previous_gain`; 0 before the second pass): when the pass gained nothing, or less than `min_improvement`
+    times `start_cut`; or, with `give_up_above` >= 0 (the cut of an alternative partition the caller holds),
+    when the cut could not come down to `give_up_above` even if the passes went on gaining less and less in
+    the ratio r of the last two (a geometric series: gain * r / (1 - r) more at most). FM's passes do gain less
+    and less; the rule needs two of them, so the first pass always runs."""
+    if gain <= 0 or gain < min_improvement * start_cut:
+        return True
+    if give_up_above < 0 or previous_gain <= 0 or gain >= previous_gain:
+        return False
+    return cut_after - gain * gain / (previous_gain - gain) > give_up_above
+
+
+@njit(cache=True, nogil=True)
 def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, k, passes, stop_fraction,
-            seed, vertices, min_improvement):
+            seed, vertices, min_improvement, give_up_above):
     """k-way Fiduccia-Mattheyses refinement (Fiduccia and Mattheyses 1982; Sanders and Schulz, KaFFPa).
 
     Every boundary vertex sits in a max-heap keyed by the gain of its best feasible move. A pass moves the
@@ -295,7 +310,8 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
 
     Only vertices of `vertices` (a superset of the boundary) seed the heap of the first pass; later passes
     also consider the vertices moved by the previous one and their neighbours. Passes stop once one lowers
-    the cut by less than `min_improvement` times the cut at the start.
+    the cut by less than `min_improvement` times the cut at the start, or once the cut cannot come down to
+    `give_up_above` (>= 0; -1: never) as `fm_passes_end` predicts.
 
     Returns the total cut decrease.
     """
@@ -320,6 +336,7 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
             if part[indices[e]] != part[v]:
                 twice_cut += edge_weights[e]
     total_gain = 0
+    previous_gain = 0
     for p in range(passes):
         boundary = 0
         for i in range(ncand):
@@ -416,7 +433,9 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
                 bw[a, c] += vertex_weights[v, c]
             part[v] = a
         total_gain += best
-        if best <= 0 or best < min_improvement * (twice_cut // 2):
+        if fm_passes_end(best, previous_gain, twice_cut // 2 - total_gain, twice_cut // 2, min_improvement,
+                         give_up_above):
             break
+        previous_gain = best
         ncand = list_moved_and_neighbours(indptr, indices, log_vertex, best_moves, listed, candidates, ncand)
     return total_gain

@@ -108,11 +108,16 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
                                    options=options, seed=int(seed), threads=use_threads, progress=task,
                                    device=device)
             watch = ctx.watch
-            part, levels, fine = _partition_without_isolated(graph, vertex_weights, ctx)
+            hub_block = options.hub_block and device == "cpu" and k > 1 and is_skewed(graph, HUB_BLOCK_MIN_RATIO)
+            # one multilevel cycle: the hub block is built before its finest level is refined, so that FM there
+            # can give up once it cannot beat it; several: it competes with their result
+            single_cycle = _cycle_count(options, k) == 1
+            alternative = _hub_block_alternative(ctx) if hub_block and single_cycle else None
+            part, levels, fine = _partition_without_isolated(graph, vertex_weights, ctx, alternative)
             if part is None:
                 fine = LevelGraph.from_graph(graph, vertex_weights)
-                part, levels = _cycles(fine, ctx)
-            if options.hub_block and device == "cpu" and is_skewed(fine, HUB_BLOCK_MIN_RATIO):
+                part, levels = _cycles(fine, ctx, alternative)
+            if hub_block and not single_cycle:
                 part = _try_hub_block(fine, ctx, part)
         level_threads(fine.n, use_threads)
         with watch.phase("metrics"):
@@ -165,14 +170,17 @@ def _cycle_count(options: PartitionOptions, k: int) -> int:
     return 1 if k == 1 else max(1, options.multilevel_runs) + options.vcycles
 
 
-def _cycles(graph: LevelGraph, ctx: PartitionContext) -> tuple[np.ndarray, int]:
+def _cycles(graph: LevelGraph, ctx: PartitionContext, alternative=None) -> tuple[np.ndarray, int]:
     """`options.multilevel_runs` independent multilevel cycles (different seeds; the smallest cut kept, the
     first on ties), then `options.vcycles` V-cycles on the kept partition. Every run ends balanced, so the
-    kept one is too. Each cycle advances `ctx.progress` by one."""
+    kept one is too. Each cycle advances `ctx.progress` by one. `alternative` (see `_multilevel`) is for a
+    single cycle only."""
     options = ctx.options
     runs = options.multilevel_runs if ctx.k > 1 else 1
+    if alternative is not None and _cycle_count(options, ctx.k) != 1:
+        raise ValueError("an alternative partition competes with a single multilevel cycle only")
     ctx.progress.update(description=_cycle_label("run", 1, runs))
-    part, levels = _multilevel(graph, ctx.derive(options=_run_options(options, 0)))
+    part, levels = _multilevel(graph, ctx.derive(options=_run_options(options, 0)), alternative=alternative)
     if ctx.k > 1 and options.multilevel_runs > 1:
         best_cut = int(edge_cut(graph.indptr, graph.indices, graph.edge_weights, part))
         for run in range(1, options.multilevel_runs):
@@ -213,10 +221,10 @@ def _run_options(options: PartitionOptions, run: int) -> PartitionOptions:
     return options.runs[run % len(options.runs)].apply(options)
 
 
-def _partition_without_isolated(graph, vertex_weights: np.ndarray,
-                                ctx: PartitionContext) -> tuple[np.ndarray | None, int, LevelGraph | None]:
-    """Partition the non-isolated vertices under the full block limits, then fill the blocks with the isolated
-    vertices (KaMinPar removes them the same way). Isolated vertices cost no cut wherever they go, so the rest
+def _partition_without_isolated(graph, vertex_weights: np.ndarray, ctx: PartitionContext,
+                                alternative=None) -> tuple[np.ndarray | None, int, LevelGraph | None]:
+    """Partition the non-isolated vertices under the full block limits (`alternative` handed to their
+    `_cycles`), then fill the blocks with the isolated vertices (KaMinPar removes them the same way). Isolated vertices cost no cut wherever they go, so the rest
     of the graph may use all their weight as extra slack. Returns (None, 0, None) when there are too few isolated
     vertices for this to pay (fewer than ISOLATED_MIN_FRACTION of n) or nothing else; else (the partition, the
     levels, the whole graph's `LevelGraph`).
@@ -241,7 +249,7 @@ def _partition_without_isolated(graph, vertex_weights: np.ndarray,
         core_epsilon = float(min(slack.min() - 1.0, 4.0))
     if core_epsilon < ctx.epsilon:
         return None, 0, None
-    core_part, levels = _cycles(core, ctx.derive(epsilon=core_epsilon))
+    core_part, levels = _cycles(core, ctx.derive(epsilon=core_epsilon), alternative)
     with watch.phase("rebalance"):
         bw = block_weights(core.vertex_weights, core_part, k)
         del core
@@ -294,13 +302,14 @@ def _better_of(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray, candid
     return candidate if edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, candidate) < cut else part
 
 
-def _try_hub_block(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) -> np.ndarray:
-    """`part`, or the hub-block candidate (`periphery.hub_block_candidate`) when it cuts less. The rest is
-    partitioned with the options of the heavy-tailed graph's own cycles; the candidate is not refined at the
+def _hub_block_rest(ctx: PartitionContext, graph: LevelGraph):
+    """The `partition_rest` of `periphery.hub_block_candidate` on `graph`: the rest is partitioned with the
+    options of the graph's own cycles (the heavy-tailed variant where it applies), its isolated vertices set
+    aside. The candidate is not refined at the
     finest level (on rmat 2^18 and 2^21 that gained under 0.1 % of its cut, and `default`'s FM took 160 s
     on rmat 2^21: every vertex of the rest is on the boundary of the hub block)."""
     options = ctx.options
-    skewed = options.heavy_tailed is not None and is_skewed(fine, options.heavy_tailed_ratio)
+    skewed = options.heavy_tailed is not None and is_skewed(graph, options.heavy_tailed_ratio)
     rest_options = options.heavy_tailed.apply(options) if skewed else options
 
     def partition_rest(graph, blocks, sub_targets, sub_epsilon, sub_limits):
@@ -314,15 +323,46 @@ def _try_hub_block(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) ->
             found, _ = _cycles(graph, sub_ctx)
         return found
 
+    return partition_rest
+
+
+def _hub_block_alternative(ctx: PartitionContext):
+    """The `alternative` of a single multilevel cycle on a heavy-tailed graph: given its finest level and that
+    level's partition before refinement, (the hub-block candidate, its cut) when the candidate is built and keeps
+    the limits, else (None, -1)."""
+
+    def build(graph: LevelGraph, part: np.ndarray) -> tuple[np.ndarray | None, int]:
+        level_threads(graph.n, ctx.threads)
+        cut = edge_cut_parallel(graph.indptr, graph.indices, graph.edge_weights, part)
+        # not inside a phase of its own: the rest's multilevel cycles time theirs
+        candidate = hub_block_candidate(graph, ctx.k, ctx.targets, ctx.max_block_weights, _hub_block_rest(ctx, graph),
+                                        part, cut)
+        level_threads(graph.n, ctx.threads)
+        if candidate is None or np.any(block_weights(graph.vertex_weights, candidate, ctx.k) > ctx.max_block_weights):
+            return None, -1
+        return candidate, int(edge_cut_parallel(graph.indptr, graph.indices, graph.edge_weights, candidate))
+
+    return build
+
+
+def _try_hub_block(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) -> np.ndarray:
+    """`part`, or the hub-block candidate (`periphery.hub_block_candidate`, the rest partitioned by
+    `_hub_block_rest`) when it cuts less: for several multilevel cycles, whose result it competes with."""
     level_threads(fine.n, ctx.threads)
     cut = edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, part)
     # not inside a phase of its own: the rest's multilevel cycles time theirs
-    candidate = hub_block_candidate(fine, ctx.k, ctx.targets, ctx.max_block_weights, partition_rest, part, cut)
+    candidate = hub_block_candidate(fine, ctx.k, ctx.targets, ctx.max_block_weights, _hub_block_rest(ctx, fine),
+                                    part, cut)
     return _better_of(fine, ctx, part, candidate, cut=cut)
 
 
-def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | None = None,
+                alternative=None) -> tuple[np.ndarray, int]:
     """Coarsen, partition the coarsest graph, then project / rebalance / refine back up; returns (part, levels).
+
+    With `alternative` (a function of the finest level and its partition before refinement, returning another
+    balanced partition of that level and its cut, or (None, -1)), the cycle returns whichever of the two cuts
+    less, and FM on the finest level gives up once it cannot reach the alternative's cut (`refine_fm`).
 
     With `given` (a balanced partition of `fine`) this is a V-cycle (Walshaw; KaFFPa): clusters never cross
     its blocks, the coarsest graph inherits it instead of being partitioned anew, and refinement at every level
@@ -362,10 +402,15 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
         with watch.phase("rebalance"):
             bw = block_weights(graph.vertex_weights, part, k)
             rebalance_partition(graph, part, bw, limits, final=final)
+        candidate, candidate_cut = alternative(graph, part) if final and alternative is not None else (None, -1)
         with watch.phase("refine"):
-            refine(graph, part, bw, ctx, ctx.seed + 101 * depth, finest=final)
+            refine(graph, part, bw, ctx, ctx.seed + 101 * depth, finest=final, give_up_above=candidate_cut)
         with watch.phase("rebalance"):
             rebalance_partition(graph, part, bw, limits, final=final)
+        if candidate is not None:
+            with watch.phase("metrics"):
+                if candidate_cut < edge_cut_parallel(graph.indptr, graph.indices, graph.edge_weights, part):
+                    part = candidate
         ctx.progress.advance(step)
     return part, levels
 

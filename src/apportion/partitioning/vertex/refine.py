@@ -99,9 +99,10 @@ def gain_cache(graph: LevelGraph, part: np.ndarray, k: int) -> tuple[np.ndarray,
 
 def refine_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray, passes: int,
               stop_fraction: float, seed: int, vertices: np.ndarray | None = None,
-              min_improvement: float = 0.0, cached: bool | None = None) -> int:
+              min_improvement: float = 0.0, cached: bool | None = None, give_up_above: int = -1) -> int:
     """k-way FM with rollback to the best prefix, seeded from `vertices` (a superset of the boundary; all
-    vertices when None); passes stop early once one gains less than `min_improvement` of the cut. Never
+    vertices when None); passes stop early once one gains less than `min_improvement` of the cut, or once the
+    cut is predicted not to reach `give_up_above` (an alternative's cut; -1: none; `fm_passes_end`). Never
     increases the cut; every move fits its block. With a gain cache where `use_gain_cache` says (or as `cached`
     forces). Updates part and bw; returns the cut decrease."""
     if passes <= 0 or graph.n == 0:
@@ -113,22 +114,24 @@ def refine_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: 
         conn, degree_weight = gain_cache(graph, part, k)
         return int(kway_fm_cached(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
                                   max_weights, k, passes, stop_fraction, vertices, float(min_improvement), conn,
-                                  degree_weight))
+                                  degree_weight, int(give_up_above)))
     return int(kway_fm(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
-                       max_weights, k, passes, stop_fraction, seed, vertices, float(min_improvement)))
+                       max_weights, k, passes, stop_fraction, seed, vertices, float(min_improvement),
+                       int(give_up_above)))
 
 
 def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ctx: PartitionContext, seed: int,
-           finest: bool = True) -> None:
+           finest: bool = True, give_up_above: int = -1) -> None:
     """The refinement of one level under `ctx.max_block_weights` as `ctx.options` say: two-direction passes,
     then FM passes, both on the boundary only; then, on levels of at least `options.flow_min_vertices`
     vertices (and only on the `finest` level under `options.flow_finest_only`), `options.flow_rounds` rounds
-    of flow refinement of block pairs, followed by FM once more when the flows lowered the cut. Updates part
-    and bw."""
+    of flow refinement of block pairs, followed by FM once more when the flows lowered the cut. FM gives up
+    early when it cannot bring the cut to `give_up_above` (the cut of an alternative the caller will keep
+    instead; -1: none; `refine_fm`). Updates part and bw."""
     max_weights, options = ctx.max_block_weights, ctx.options
     _, boundary = refine_two_direction(graph, part, bw, max_weights, options.lp_refine_passes, seed)
     refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 1, boundary,
-              options.fm_min_improvement)
+              options.fm_min_improvement, give_up_above=give_up_above)
     flows = options.flow_rounds > 0 and graph.n >= options.flow_min_vertices
     if flows and (finest or not options.flow_finest_only):
         before = part.copy()
@@ -142,4 +145,4 @@ def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ctx: PartitionCo
             around = boundary_vertices(graph.indptr, graph.indices, part,
                                        touched_vertices(graph.indptr, graph.indices, moved[:0], moved))
             refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 3,
-                      around, options.fm_min_improvement)
+                      around, options.fm_min_improvement, give_up_above=give_up_above)
