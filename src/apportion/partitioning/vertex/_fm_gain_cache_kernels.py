@@ -211,7 +211,7 @@ def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_
         v = candidates[i]
         twice_cut += degree_weight[v] - records[v, INTERNAL]
     total_gain = 0
-    previous_gain = 0
+    previous_gain = np.int64(0)  # not a literal: one compiled copy of `fm_passes_end`
     for p in range(passes):
         boundary = 0
         for i in range(ncand):

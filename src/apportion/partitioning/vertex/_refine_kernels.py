@@ -336,7 +336,7 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
             if part[indices[e]] != part[v]:
                 twice_cut += edge_weights[e]
     total_gain = 0
-    previous_gain = 0
+    previous_gain = np.int64(0)  # not a literal: one compiled copy of `fm_passes_end`
     for p in range(passes):
         boundary = 0
         for i in range(ncand):
