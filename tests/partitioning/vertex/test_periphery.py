@@ -203,8 +203,8 @@ def _recording_refine(monkeypatch):
 
 def test_a_single_cycle_keeps_the_hub_block_and_its_finest_fm_knows_what_to_beat(monkeypatch):
     """With the hub block as its alternative, a multilevel cycle on R-MAT returns the candidate, and only the
-    finest level's refinement is told the candidate's cut (that of the rest, a cycle of its own, is not); without an alternative, or with one that returns
-    nothing, the cycle is what it was."""
+    finest level's refinement is told the candidate's cut (that of the rest, a cycle of its own, is not);
+    without an alternative, or with one that returns nothing, the cycle is what it was."""
     graph = apportion.generate("rmat", n=4096, seed=0)
     level = LevelGraph.from_graph(graph)
     options = _hub_options("default")

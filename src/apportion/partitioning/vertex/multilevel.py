@@ -224,10 +224,11 @@ def _run_options(options: PartitionOptions, run: int) -> PartitionOptions:
 def _partition_without_isolated(graph, vertex_weights: np.ndarray, ctx: PartitionContext,
                                 alternative=None) -> tuple[np.ndarray | None, int, LevelGraph | None]:
     """Partition the non-isolated vertices under the full block limits (`alternative` handed to their
-    `_cycles`), then fill the blocks with the isolated vertices (KaMinPar removes them the same way). Isolated vertices cost no cut wherever they go, so the rest
-    of the graph may use all their weight as extra slack. Returns (None, 0, None) when there are too few isolated
-    vertices for this to pay (fewer than ISOLATED_MIN_FRACTION of n) or nothing else; else (the partition, the
-    levels, the whole graph's `LevelGraph`).
+    `_cycles`), then fill the blocks with the isolated vertices (KaMinPar removes them the same way). Isolated
+    vertices cost no cut wherever they go, so the rest of the graph may use all their weight as extra slack.
+    Returns (None, 0, None) when there are too few isolated vertices for this to pay (fewer than
+    ISOLATED_MIN_FRACTION of n) or nothing else; else (the partition, the levels, the whole graph's
+    `LevelGraph`).
 
     Memory: the core is cut out of the `Graph`'s own arrays, and the whole graph's `LevelGraph` (the Graph's
     arrays, no copy where the dtypes allow) is made once the core's hierarchy is gone (rmat 2^20, k = 64: peak
@@ -335,10 +336,11 @@ def _hub_block_alternative(ctx: PartitionContext):
         level_threads(graph.n, ctx.threads)
         cut = edge_cut_parallel(graph.indptr, graph.indices, graph.edge_weights, part)
         # not inside a phase of its own: the rest's multilevel cycles time theirs
-        candidate = hub_block_candidate(graph, ctx.k, ctx.targets, ctx.max_block_weights, _hub_block_rest(ctx, graph),
-                                        part, cut)
+        candidate = hub_block_candidate(graph, ctx.k, ctx.targets, ctx.max_block_weights,
+                                        _hub_block_rest(ctx, graph), part, cut)
         level_threads(graph.n, ctx.threads)
-        if candidate is None or np.any(block_weights(graph.vertex_weights, candidate, ctx.k) > ctx.max_block_weights):
+        limits = ctx.max_block_weights
+        if candidate is None or np.any(block_weights(graph.vertex_weights, candidate, ctx.k) > limits):
             return None, -1
         return candidate, int(edge_cut_parallel(graph.indptr, graph.indices, graph.edge_weights, candidate))
 
@@ -346,14 +348,12 @@ def _hub_block_alternative(ctx: PartitionContext):
 
 
 def _try_hub_block(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) -> np.ndarray:
-    """`part`, or the hub-block candidate (`periphery.hub_block_candidate`, the rest partitioned by
-    `_hub_block_rest`) when it cuts less: for several multilevel cycles, whose result it competes with."""
-    level_threads(fine.n, ctx.threads)
-    cut = edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, part)
-    # not inside a phase of its own: the rest's multilevel cycles time theirs
-    candidate = hub_block_candidate(fine, ctx.k, ctx.targets, ctx.max_block_weights, _hub_block_rest(ctx, fine),
-                                    part, cut)
-    return _better_of(fine, ctx, part, candidate, cut=cut)
+    """`part`, or the hub-block candidate (`_hub_block_alternative`) when it cuts less: for several multilevel
+    cycles, whose result it competes with."""
+    candidate, candidate_cut = _hub_block_alternative(ctx)(fine, part)
+    if candidate is None:
+        return part
+    return candidate if candidate_cut < edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, part) else part
 
 
 def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | None = None,
