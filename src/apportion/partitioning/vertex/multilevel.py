@@ -278,13 +278,6 @@ def _try_periphery(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) ->
         return found
 
     candidate = periphery_candidate(fine, ctx.k, ctx.targets, ctx.max_block_weights, partition_core)
-    return _better_of(fine, ctx, part, candidate, refine_seed=ctx.seed + 29)
-
-
-def _better_of(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray, candidate: np.ndarray | None, *,
-               refine_seed: int | None = None, cut: int | None = None) -> np.ndarray:
-    """`candidate` when it keeps the limits and cuts less than `part` (whose cut is `cut` when known), after
-    one refinement at the finest level when `refine_seed` is given; else `part`."""
     if candidate is None:
         return part
     limits, watch = ctx.max_block_weights, ctx.watch
@@ -293,13 +286,11 @@ def _better_of(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray, candid
         bw = block_weights(fine.vertex_weights, candidate, ctx.k)
         if np.any(bw > limits):
             return part
-    if refine_seed is not None:
-        with watch.phase("refine"):
-            refine(fine, candidate, bw, ctx, refine_seed)
-        with watch.phase("rebalance"):
-            rebalance_partition(fine, candidate, bw, limits, final=True)
-    if cut is None:
-        cut = edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, part)
+    with watch.phase("refine"):
+        refine(fine, candidate, bw, ctx, ctx.seed + 29)
+    with watch.phase("rebalance"):
+        rebalance_partition(fine, candidate, bw, limits, final=True)
+    cut = edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, part)
     return candidate if edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, candidate) < cut else part
 
 
