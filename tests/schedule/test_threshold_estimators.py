@@ -19,8 +19,8 @@ from apportion.schedule.threshold_baselines import (exhaustive_search, naive_ave
                                                     naive_static_row_length)
 from apportion.schedule.threshold_cc import induced_sample, walk_sample
 from apportion.schedule.threshold_common import (Stopwatch, balance_search, coarse_to_fine, hill_climb,
-                                                 induced_subgraph, local_search, paper_metrics, sample_size,
-                                                 scaled_parts, scaled_time)
+                                                 induced_subgraph, local_search, paper_metrics, rounds_growth,
+                                                 sample_size, scaled_parts, scaled_time)
 from apportion.schedule.threshold_hh import (balance_over_lengths, cpu_share, extrapolate, fit_extrapolation,
                                              row_sample, threshold_for_share)
 from apportion.schedule.threshold_spmm import principal_sample
@@ -188,6 +188,37 @@ def test_scaled_time_scales_what_depends_on_size_and_keeps_fixed_costs():
     # the GPU's 0.5 s of size-dependent time is 0.2 s of transfers (× 4, the bytes) and 0.3 s of work (× 10)
     assert scaled_parts((3.0, 2.0, 0.5), (1.0, 1.5, 0.5), 10.0, (0.0, 0.2, 0.0), 4.0) == \
         pytest.approx((21.0, 1.5 + 3.0 + 0.8, 0.5))
+
+
+def test_a_part_in_rounds_grows_by_its_rounds_but_not_its_transfers():
+    # the GPU part as above (1.5 s fixed, 0.3 s of work, 0.2 s of transfers), its rounds twice the sample's
+    assert scaled_parts((3.0, 2.0, 0.5), (1.0, 1.5, 0.5), 10.0, (0.0, 0.2, 0.0), 4.0, (1.0, 2.0, 1.0)) == \
+        pytest.approx((21.0, 2 * (1.5 + 3.0) + 0.8, 0.5))
+    assert scaled_parts((3.0, 0.0, 0.5), (1.0, 1.5, 0.5), 10.0, None, None, (3.0, 3.0, 1.0)) == \
+        pytest.approx((63.0, 0.0, 0.5))  # an idle part stays idle
+    assert rounds_growth(1 << 18, 1 << 9) == pytest.approx(2.0)  # the paper's √n sample
+    assert rounds_growth(1000, 1000) == 1.0 and rounds_growth(10, 40) == 1.0  # a sample as large as the input
+    assert rounds_growth(1 << 12, 1) == pytest.approx(12.0)  # a one-vertex sample counts as two
+
+
+@pytest.mark.parametrize("app", ["cc", "spmm"])
+def test_only_cc_scales_its_gpu_side_by_the_growth_of_its_rounds(app, monkeypatch):
+    import apportion.apps.threshold as threshold_app
+
+    seen = []
+
+    def spy(*args):
+        seen.append(args[5])
+        return scaled_parts(*args)
+
+    monkeypatch.setattr(threshold_app, "scaled_parts", spy)
+    graph = generate("delaunay", 1 << 12, seed=4)
+    estimate = find_threshold(app, graph, "seed004", search="balance")
+    assert seen and all(rounds == seen[0] for rounds in seen)
+    samples = estimate.sample["vertices"] if app == "cc" else None
+    growth = rounds_growth(graph.n, samples) if app == "cc" else 1.0
+    assert seen[0] == pytest.approx((1.0, growth, 1.0))
+    assert app == "spmm" or growth > 1.9
 
 
 def test_scaled_timing_is_used_by_default_for_cc_and_can_be_turned_off():

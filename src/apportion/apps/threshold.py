@@ -39,8 +39,8 @@ from apportion.graph.io import read_graph
 from apportion.schedule.threshold_baselines import (exhaustive_search, naive_average, naive_static,
                                                     naive_static_row_length)
 from apportion.schedule.threshold_cc import DEFAULT_SAMPLER, SAMPLERS, estimate_cc_threshold
-from apportion.schedule.threshold_common import (SEARCHES, ThresholdEstimate, paper_metrics, run_time,
-                                                 scaled_parts)
+from apportion.schedule.threshold_common import (SEARCHES, ThresholdEstimate, paper_metrics, rounds_growth,
+                                                 run_time, scaled_parts)
 from apportion.schedule.threshold_hh import FIT_A, FIT_B, HH_SEARCHES, estimate_hh_threshold
 from apportion.schedule.threshold_spmm import estimate_spmm_threshold
 
@@ -59,6 +59,12 @@ DEFAULT_SEARCH = {"cc": "balance", "spmm": "balance", "hh": "balance"}
 #: estimates worse (118.7 % against 56.9 %: docs/threshold.md), so hh scales everything by the operations; cc's
 #: two measures are the same (vertices + edges)
 SCALE_TRANSFERS_BY_BYTES = {"cc": False, "spmm": True, "hh": False}
+#: which parts (CPU side, GPU side, merge) run in rounds that grow with the log of the vertex count, so that the
+#: scaled timing multiplies them by `rounds_growth` (2 for a √n sample): cc's GPU side, Shiloach–Vishkin, needs
+#: 2–7 rounds on the whole inputs where their √n samples need 2–3. Measured (docs/threshold.md): threshold and
+#: time difference on seed004 24.2 / 24.8 → 15.2 / 16.6, local-pair 17.9 / 37.8 → 15.8 / 21.7 (15 inputs,
+#: seeds 0–2). The other parts, and spmm's and hh's row products, do one pass whatever the input's size.
+ROUNDS_GROW = {"cc": (False, True, False), "spmm": (False, False, False), "hh": (False, False, False)}
 #: most thresholds the exhaustive search of hh runs (distinct row lengths, thinned geometrically beyond)
 HH_MAX_CANDIDATES = 96
 
@@ -169,6 +175,11 @@ def input_size(app: str, data: Any) -> float:
     if APPLICATIONS[app].name == "cc":
         return float(data.n + data.m)
     return float(work_per_row(data).sum() + data.shape[0])
+
+
+def vertices_of(app: str, data: Any) -> int:
+    """The vertex count (cc) or row count (spmm, hh) of an input or a sample."""
+    return int(data.n) if APPLICATIONS[app].name == "cc" else int(data.shape[0])
 
 
 def input_bytes(app: str, data: Any) -> float:
@@ -286,19 +297,21 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
         fixed = fixed_costs(application.name, pair)
         whole = input_size(application.name, data)
         whole_bytes = input_bytes(application.name, data)
-        factors: dict[int, tuple[float, float | None]] = {}
+        factors: dict[int, tuple[float, float | None, tuple]] = {}
 
         def on_sample(sample, threshold):
             if id(sample) not in factors:
                 by_bytes = whole_bytes / max(input_bytes(application.name, sample), 1.0) \
                     if SCALE_TRANSFERS_BY_BYTES[application.name] else None
-                factors[id(sample)] = (whole / max(input_size(application.name, sample), 1.0), by_bytes)
+                growth = rounds_growth(vertices_of(application.name, data), vertices_of(application.name, sample))
+                rounds = tuple(growth if grows else 1.0 for grows in ROUNDS_GROW[application.name])
+                factors[id(sample)] = (whole / max(input_size(application.name, sample), 1.0), by_bytes, rounds)
             run = fastest_run(sample, threshold)
             # a simulated run knows its own fixed part (its SV rounds' launches, its links' latencies) and its
             # transfers, which grow with the input's bytes rather than with its operations
-            factor, bytes_factor = factors[id(sample)]
+            factor, bytes_factor, rounds = factors[id(sample)]
             predicted = scaled_parts(parts_of(run), run.details.get("fixed_s", fixed), factor,
-                                     run.details.get("transfer_s"), bytes_factor)
+                                     run.details.get("transfer_s"), bytes_factor, rounds)
             return run.time_s, run_time(predicted), predicted
 
     host = {"simulated": pair.simulated, "seed": seed, "scale": scale,

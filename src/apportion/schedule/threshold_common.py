@@ -116,17 +116,29 @@ def run_time(parts: Sequence[float]) -> float:
 
 def scaled_parts(side_seconds: Sequence[float], fixed_seconds: Sequence[float], factor: float,
                  transfer_seconds: Sequence[float] | None = None,
-                 transfer_factor: float | None = None) -> tuple[float, float, float]:
+                 transfer_factor: float | None = None,
+                 rounds: Sequence[float] | None = None) -> tuple[float, float, float]:
     """Each part's (CPU side, GPU side, merge) predicted time for the whole input (`scaled_time`). Where a
     part's link transfers are known (`transfer_seconds`, less their latencies), they grow by `transfer_factor`
     (the input's bytes over the sample's) and the rest of its size-dependent time by `factor`: a principal
-    submatrix keeps 1/16 of the nonzeros that a GPU copies but 1/64 of the products it computes."""
+    submatrix keeps 1/16 of the nonzeros that a GPU copies but 1/64 of the products it computes. A part that
+    runs in rounds which the whole input needs more of (`rounds`, each part's growth: `rounds_growth`) has its
+    time but the transfers — each round's work and its launches — multiplied by that growth."""
     transfers = transfer_seconds if transfer_seconds is not None else (0.0, 0.0, 0.0)
+    growths = rounds if rounds is not None else (1.0, 1.0, 1.0)
     moved = factor if transfer_factor is None else transfer_factor
     cpu, gpu, merge = (0.0 if seconds <= 0 else
-                       fixed + factor * max(0.0, seconds - fixed - transfer) + moved * min(transfer, seconds)
-                       for seconds, fixed, transfer in zip(side_seconds, fixed_seconds, transfers))
+                       growth * (fixed + factor * max(0.0, seconds - fixed - transfer)) + moved * min(transfer, seconds)
+                       for seconds, fixed, transfer, growth in zip(side_seconds, fixed_seconds, transfers, growths))
     return cpu, gpu, merge
+
+
+def rounds_growth(whole_vertices: int, sample_vertices: int) -> float:
+    """How many times the rounds of an algorithm whose rounds grow with the logarithm of the vertex count
+    (Shiloach–Vishkin: hook and pointer-jump until nothing changes, O(log n) rounds) on the whole input exceed
+    those on a sample: log n / log n_s, 2 for the paper's √n sample. A sample of √n vertices has nothing of the
+    input's diameter, so its runs need 2–3 rounds where the whole needs 2–7 (docs/threshold.md)."""
+    return math.log(max(whole_vertices, 2)) / math.log(max(min(sample_vertices, whole_vertices), 2))
 
 
 def best_of(tried: dict[float, float], among: Iterable[float] | None = None) -> float:
@@ -178,9 +190,9 @@ def balance_search(watch: Stopwatch, evaluate: Evaluate, sample: Any, start: flo
     first point, the split that balances the sides if each side's time is proportional to its share (after
     that, while one end is still unmeasured, the bracket's middle); a guess that falls on a measured threshold
     or outside the open bracket is replaced by the threshold inside the bracket next to the end it is nearer
-    (the zero is there: a bracket [2, 5] whose line crosses at 4.94 tries 4 next, not 3), or by the middle. It stops when the bracket is two adjacent
-    thresholds or after `most_runs` runs. Needs `evaluate` to report the parts (`Evaluate`); a run without them
-    counts as balanced."""
+    (the zero is there: a bracket [2, 5] whose line crosses at 4.94 tries 4 next, not 3), or by the middle. It
+    stops when the bracket is two adjacent thresholds or after `most_runs` runs. Needs `evaluate` to report the
+    parts (`Evaluate`); a run without them counts as balanced."""
     def difference(t: int) -> float:
         watch.run(evaluate, sample, float(t))
         cpu, gpu, _merge = watch.parts.get(float(t), (0.0, 0.0, 0.0))
