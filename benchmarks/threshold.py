@@ -7,7 +7,8 @@ generated meshes, road-like graphs and R-MAT):
 
 - exhaustive search: the best threshold and its curve (its own time reported apart);
 - the estimators: the paper's samplers with their own timing (raw) and with the scaled timing, cc's random-walk
-  sampler beside the paper's induced one, the paper's scan of the sample beside our balance search (cc, spmm),
+  sampler beside the paper's induced one, hh's ranked sampler beside the paper's hashed one, the paper's scan
+  of the sample beside our balance search (cc, spmm),
   NaiveStatic (speed ratio), NaiveAverage (leave-one-out mean of the other inputs' best thresholds), and for
   spmm (divisible by rows) the split the HASS scheduler settles on in 6 rounds; Table I's three metrics per
   input and averaged;
@@ -78,7 +79,7 @@ FIT_SET = ["gen:rmat:2048:4", "gen:rmat:4096:4", "gen:rmat:8192:4", "gen:rmat:20
            "gen:ba:4096", "gen:ba:8192", "gen:ba:16384", "gen:rmat:16384:4", "gen:ba:2048:2"]
 #: the variant of each estimator the trade-off is drawn for
 TRADE_OFF_OPTIONS = {"cc": {"sampler": "walk", "timing": "scaled"}, "spmm": {"timing": "scaled"},
-                     "hh": {"timing": "scaled", "extrapolation": "share"}}
+                     "hh": {"sampler": "ranked", "timing": "scaled", "extrapolation": "share"}}
 TRADE_OFF = {"cc": ["gen:road:1048576", "gen:delaunay:262144"], "spmm": ["gen:road:131072", "shared:wing.graph"],
              "hh": ["gen:rmat:16384:4", "shared:astro-ph.graph"]}
 
@@ -110,19 +111,25 @@ def load(source: str, app: str, seed: int = 1) -> Case:
 
 
 #: the variant each application uses by default (apps/threshold.py's defaults), named as in sample_methods
-DEFAULT_VARIANT = {"cc": "walk scaled balance", "spmm": "balance scaled", "hh": "share scaled balance"}
+DEFAULT_VARIANT = {"cc": "walk scaled balance", "spmm": "balance scaled", "hh": "ranked share scaled balance"}
 #: seed 004's Table I: threshold difference, time difference %, overhead %
 PAPER = {"cc": (7.5, 4.0, 9.0), "spmm": (10.6, 19.1, 13.0), "hh": (5.25, 6.01, 1.0)}
 
 
 def sample_methods(app: str) -> list[tuple[str, dict]]:
     """The estimator variants measured: (name, find_threshold options)."""
-    if app == "hh":
-        return [("fit raw", {"timing": "raw", "extrapolation": "fit", "search": "climb"}),
-                ("fit scaled", {"timing": "scaled", "extrapolation": "fit", "search": "climb"}),
-                ("share raw", {"timing": "raw", "extrapolation": "share", "search": "climb"}),
-                ("share scaled", {"timing": "scaled", "extrapolation": "share", "search": "climb"}),
-                ("share scaled balance", {"timing": "scaled", "extrapolation": "share", "search": "balance"})]
+    if app == "hh":  # the paper's hashed sample, then ours (ranked)
+        hashed = {"sampler": "hashed"}
+        return [("fit raw", {**hashed, "timing": "raw", "extrapolation": "fit", "search": "climb"}),
+                ("fit scaled", {**hashed, "timing": "scaled", "extrapolation": "fit", "search": "climb"}),
+                ("share raw", {**hashed, "timing": "raw", "extrapolation": "share", "search": "climb"}),
+                ("share scaled", {**hashed, "timing": "scaled", "extrapolation": "share", "search": "climb"}),
+                ("share scaled balance", {**hashed, "timing": "scaled", "extrapolation": "share",
+                                          "search": "balance"}),
+                ("ranked share scaled", {"sampler": "ranked", "timing": "scaled", "extrapolation": "share",
+                                         "search": "climb"}),
+                ("ranked share scaled balance", {"sampler": "ranked", "timing": "scaled", "extrapolation": "share",
+                                                 "search": "balance"})]
     if app == "spmm":
         return [("scan raw", {"timing": "raw", "search": "scan"}),
                 ("scan scaled", {"timing": "scaled", "search": "scan"}),
@@ -143,7 +150,7 @@ def fit_hh(pair, quick: bool) -> dict:
         best = find_threshold("hh", case.data, pair, "exhaustive").threshold
         for seed in range(3):
             estimate = find_threshold("hh", case.data, pair, "sample", seed, timing=FIT_TIMING, hh_fit=(1.0, 1.0),
-                                     extrapolation="fit", search="climb")
+                                     extrapolation="fit", search="climb", sampler="hashed")
             pairs.append((case.label, estimate.sample["sample_threshold"], best))
         print(f"  fit {case.label}: best {best:g}, t' {[p[1] for p in pairs[-3:]]}", flush=True)
     a, b, r2 = fit_extrapolation([p[1] for p in pairs], [p[2] for p in pairs])
@@ -339,7 +346,7 @@ def render(results: dict, fit: dict, trade: dict, args, started: float, reused: 
         lines.append(f"| {label} | {', '.join(f'{s:g}' for s in samples)} | {best:g} |")
     lines.append("")
     lines.append("### Sample size against total time (seed004, mean of 3 seeds; cc: walk sampler, scaled "
-                 "timing; spmm: scaled; hh: share, scaled)")
+                 "timing; spmm: scaled; hh: ranked sampler, share, scaled)")
     lines.append("")
     lines.append("![sample size trade-off](threshold_sample_size.png)")
     lines.append("")

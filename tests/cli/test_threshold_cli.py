@@ -65,6 +65,10 @@ def test_plain_estimate_on_the_real_pair_and_the_table(graph_file, capsys):
     assert report["method"] == "sample-walk-balance (raw)" and "best_threshold" not in report
     assert report["runs"] <= 10  # the balance search: a handful of runs, the two ends included
     assert set(report["device_times_s"]) == {"cpu-side", "gpu-side", "merge"}
+    code, out, err = _run(capsys, "threshold", "hh", graph_file, "--platform", "seed004", "--json",
+                          "--sampler", "hashed")
+    assert code == 0, err
+    assert json.loads(out)["method"] == "sample-hashed-share (scaled)"
     code, out, err = _run(capsys, "threshold", "spmm", graph_file, "--platform", "seed004", "--method", "static")
     assert code == 0 and "threshold" in out and "26" in out, err
 
@@ -81,7 +85,7 @@ def test_plot_writes_the_picture(matrix_file, tmp_path, capsys):
     code, out, err = _run(capsys, "threshold", "hh", matrix_file, "--platform", "seed004", "--plot", picture,
                           "--extrapolation", "fit")
     assert code == 0, err
-    assert "sample-fit" in out
+    assert "sample-ranked-fit" in out
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -101,7 +105,9 @@ def bad_files(tmp_path_factory):
     (["spmm", "{bad}/missing.mtx", "--platform", "seed004"], "missing.mtx"),
     (["cc", "{graph}", "--platform", "seed999"], "seed999"),
     (["lu", "{graph}", "--platform", "seed004"], "invalid choice"),
-    (["spmm", "{graph}", "--platform", "seed004", "--sampler", "walk"], "cc only"),
+    (["spmm", "{graph}", "--platform", "seed004", "--sampler", "walk"], "one sampler"),
+    (["hh", "{graph}", "--platform", "seed004", "--sampler", "walk"], "hashed or ranked"),
+    (["cc", "{graph}", "--platform", "seed004", "--sampler", "ranked"], "induced or walk"),
     (["cc", "{graph}", "--platform", "seed004", "--others", "1,2"], "--others"),
     (["cc", "{graph}", "--platform", "seed004", "--method", "average"], "--others"),
     (["cc", "{graph}", "--platform", "seed004", "--scale", "0"], "--scale"),

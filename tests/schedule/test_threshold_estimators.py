@@ -22,7 +22,7 @@ from apportion.schedule.threshold_common import (Stopwatch, balance_search, coar
                                                  induced_subgraph, local_search, paper_metrics, rounds_growth,
                                                  sample_size, scaled_parts, scaled_time)
 from apportion.schedule.threshold_hh import (balance_over_lengths, cpu_share, extrapolate, fit_extrapolation,
-                                             row_sample, threshold_for_share)
+                                             hashed_sample, ranked_sample, row_sample, threshold_for_share)
 from apportion.schedule.threshold_spmm import principal_sample
 
 pytestmark = pytest.mark.timeout(300)
@@ -57,6 +57,36 @@ def test_principal_and_row_samples_have_the_papers_shapes():
     rows = row_sample(matrix, 64, seed=1)
     assert rows.shape == (64, 64)
     assert np.diff(rows.indptr).max() <= min(64, np.diff(matrix.indptr).max())
+
+
+def test_a_ranked_sample_of_every_row_with_distinct_lengths_is_the_matrix_itself():
+    # row i has i + 1 nonzeros: each column's own row length is found exactly, in one sampled row
+    dense = np.tril(np.arange(1.0, 26.0).reshape(5, 5))
+    matrix = sp.csr_matrix(dense)
+    assert (ranked_sample(matrix, 5, seed=3) != matrix).nnz == 0
+    assert (hashed_sample(matrix, 5, seed=3) != matrix).nnz > 0  # the paper's hash scatters the columns
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 60), density=st.floats(0.02, 0.5), take=st.floats(0.05, 1.0), seed=st.integers(0, 99))
+def test_a_ranked_sample_sends_each_entry_to_a_row_of_the_nearest_length(n, density, take, seed):
+    matrix = sp.random(n, n, density=density, format="csr", random_state=seed, dtype=float)
+    matrix.data[:] = 1.0
+    rows = max(1, int(take * n))
+    sample = ranked_sample(matrix, rows, seed=seed)
+    hashed = hashed_sample(matrix, rows, seed=seed)
+    assert sample.shape == (rows, rows)
+    # the same rows as the paper's sample (the same draw), each with all its nonzeros (duplicates added)
+    assert np.allclose(np.asarray(sample.sum(axis=1)).ravel(), np.asarray(hashed.sum(axis=1)).ravel())
+    chosen = np.sort(np.random.default_rng(seed).choice(n, size=rows, replace=False))
+    whole_lengths = np.diff(matrix.indptr)
+    own = whole_lengths[chosen]  # the sampled rows' lengths in A
+    for i, row in enumerate(chosen):
+        columns = matrix.indices[matrix.indptr[row]:matrix.indptr[row + 1]]
+        nearest = {min(own.tolist(), key=lambda length: (abs(length - whole_lengths[c]), length)) for c in columns}
+        got = {int(own[j]) for j in sample.indices[sample.indptr[i]:sample.indptr[i + 1]]}
+        # each column's row length is met by a sampled row of the nearest length (ties: the shorter one)
+        assert got == nearest
 
 
 def test_coarse_to_fine_runs_step_8_then_step_1_and_finds_the_minimum():
@@ -170,8 +200,10 @@ def test_methods_and_options_are_checked():
         find_threshold("cc", graph, "seed004", "average")
     with pytest.raises(InputError, match="unknown cc sampler"):
         find_threshold("cc", graph, "seed004", sampler="snowball")
-    with pytest.raises(InputError, match="cc only"):
+    with pytest.raises(InputError, match="cc and hh only"):
         find_threshold("spmm", graph, "seed004", sampler="walk")
+    with pytest.raises(InputError, match="unknown hh sampler 'walk'"):
+        find_threshold("hh", graph, "seed004", sampler="walk")
     with pytest.raises(InputError, match="unknown threshold search 'scan' for hh"):
         find_threshold("hh", graph, "seed004", search="scan")
     with pytest.raises(InputError, match="unknown threshold search"):

@@ -41,10 +41,14 @@ from apportion.schedule.threshold_baselines import (exhaustive_search, naive_ave
 from apportion.schedule.threshold_cc import DEFAULT_SAMPLER, SAMPLERS, estimate_cc_threshold
 from apportion.schedule.threshold_common import (SEARCHES, ThresholdEstimate, paper_metrics, rounds_growth,
                                                  run_time, scaled_parts)
+from apportion.schedule.threshold_hh import DEFAULT_SAMPLER as DEFAULT_HH_SAMPLER
 from apportion.schedule.threshold_hh import FIT_A, FIT_B, HH_SEARCHES, estimate_hh_threshold
+from apportion.schedule.threshold_hh import SAMPLERS as HH_SAMPLERS
 from apportion.schedule.threshold_spmm import estimate_spmm_threshold
 
 METHODS = ("sample", "exhaustive", "static", "average", "hass")
+#: the samplers each application may choose from (spmm has one, the paper's principal submatrix)
+SAMPLER_CHOICES = {"cc": SAMPLERS, "hh": HH_SAMPLERS}
 #: how the runs on a sample are compared: by their own time (the paper's) or by the time they predict for the
 #: whole input (`scaled_time`); the default is the one measured better (docs/threshold.md)
 TIMINGS = ("raw", "scaled")
@@ -228,7 +232,8 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
                    extrapolation: str | None = None, search: str | None = None) -> ThresholdEstimate:
     """Estimate the threshold of `app` on `input` for `platform` by `method` (module docstring).
 
-    sampler: cc only, "induced" (the paper's) or "walk" (default, `threshold_cc.DEFAULT_SAMPLER`). scale: the
+    sampler: cc "induced" (the paper's) or "walk" (default, `threshold_cc.DEFAULT_SAMPLER`); hh "hashed" (the
+    paper's) or "ranked" (default, `threshold_hh.DEFAULT_SAMPLER`); not spmm (its sample is the paper's). scale: the
     sample size as a multiple of the paper's (√n vertices, n/4 rows, √n rows). others: "average"'s best
     thresholds of the other inputs. repeats: runs per threshold (the fastest counts), for noisy real devices.
     timing: "raw" (compare the sample's runs by their time, the paper's) or "scaled" (by the time they predict
@@ -286,8 +291,10 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
         return naive_average(others)
     if extrapolation is not None and application.name != "hh":
         raise InputError(f"extrapolation applies to hh only, not {application.name}")
-    if sampler is not None and application.name != "cc":
-        raise InputError(f"sampler applies to cc only, not {application.name}")
+    if sampler is not None:
+        if application.name not in SAMPLER_CHOICES:
+            raise InputError(f"sampler applies to cc and hh only, not {application.name}")
+        SAMPLER_CHOICES[application.name].canonical(sampler)
     searches = HH_SEARCHES if application.name == "hh" else SEARCHES
     if search is not None and search not in searches:
         raise InputError(f"unknown threshold search {search!r} for {application.name}; choose one of "
@@ -318,8 +325,6 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
             "host_seconds_per_operation": host_seconds_per_operation(pair),
             "host_threads": SIMULATED_CPU_THREADS if pair.simulated else 1}
     if application.name == "cc":
-        if sampler is not None:
-            SAMPLERS.canonical(sampler)
         estimate = estimate_cc_threshold(data, on_sample, sampler=sampler or DEFAULT_SAMPLER,
                                          search=search or DEFAULT_SEARCH["cc"], **host)
     elif application.name == "spmm":
@@ -327,7 +332,7 @@ def find_threshold(app: str, input: Any, platform: Any, method: str = "sample", 
                                            search=search or DEFAULT_SEARCH["spmm"], **host)
     else:
         a, b = hh_fit if hh_fit is not None else (FIT_A, FIT_B)
-        estimate = estimate_hh_threshold(data, on_sample, a=a, b=b,
+        estimate = estimate_hh_threshold(data, on_sample, a=a, b=b, sampler=sampler or DEFAULT_HH_SAMPLER,
                                          extrapolation=extrapolation or DEFAULT_HH_EXTRAPOLATION,
                                          search=search or DEFAULT_SEARCH["hh"], **host)
     estimate.method += f" ({timing})"

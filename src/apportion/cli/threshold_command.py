@@ -1,8 +1,8 @@
 """Command: threshold — the work split of a heterogeneous algorithm found by sampling (seed 004).
 
 `apportion threshold {cc,spmm,hh} INPUT --platform P [--method sample|exhaustive|static|average|hass] [--compare]
-[--json] [--plot FILE.png] [--seed S] [--sampler induced|walk] [--timing raw|scaled] [--search scan|climb|balance]
-[--extrapolation share|fit] [--scale X] [--others T,T,…] [--repeats N]`.
+[--json] [--plot FILE.png] [--seed S] [--sampler induced|walk|hashed|ranked] [--timing raw|scaled]
+[--search scan|climb|balance] [--extrapolation share|fit] [--scale X] [--others T,T,…] [--repeats N]`.
 
 Estimates the threshold, runs the split algorithm with it, and reports both times; `--compare` also runs the
 exhaustive search and prints Table I's three metrics (docs/threshold.md, docs/cli.md "Thresholds").
@@ -44,9 +44,10 @@ def register(subparsers) -> None:
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="draw run time against threshold, estimate and best marked (runs the exhaustive search)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the sample (default 0)")
-    p.add_argument("--sampler", choices=("induced", "walk"), default=None,
-                   help="cc: induced subgraph of random vertices (the paper's) or random-walk neighbourhoods "
-                        "(default, measured better)")
+    p.add_argument("--sampler", choices=("induced", "walk", "hashed", "ranked"), default=None,
+                   help="cc: induced subgraph of random vertices (induced, the paper's) or random-walk "
+                        "neighbourhoods (walk, default); hh: random rows with hashed columns (hashed, the "
+                        "paper's) or columns sent to sampled rows of the same length (ranked, default)")
     p.add_argument("--timing", choices=("raw", "scaled"), default=None,
                    help="compare the sample's runs by their own time (raw, the paper's) or by the time they "
                         "predict for the whole input (scaled); default: the one measured better per app")
@@ -70,8 +71,10 @@ def _check(args: argparse.Namespace) -> None:
     integer(args.repeats, "--repeats", low=1)
     if not (args.scale > 0 and args.scale < float("inf")):
         raise InputError(f"--scale must be a positive number, got {args.scale}")
-    if args.sampler is not None and args.app != "cc":
-        raise InputError("--sampler applies to cc only")
+    own = {"cc": ("induced", "walk"), "hh": ("hashed", "ranked")}.get(args.app, ())
+    if args.sampler is not None and args.sampler not in own:
+        choices = " or ".join(own) if own else "it has one sampler, the paper's"
+        raise InputError(f"--sampler {args.sampler} does not apply to {args.app} ({choices})")
     if args.extrapolation is not None and args.app != "hh":
         raise InputError("--extrapolation applies to hh only")
     if args.search is not None and (args.search == "climb") != (args.app == "hh") and args.search != "balance":
