@@ -333,7 +333,8 @@ def render(results: dict, fit: dict, trade: dict, args, started: float, reused: 
             for name in ("induced raw", "walk raw"):
                 samples = [r["methods"][name]["sample"] for r in result["rows"]]
                 lines.append(f"| {platform} | {name.split()[0]} | "
-                             f"{_mean(s['vertices'] for s in samples):.0f} | {_mean(s['edges'] for s in samples):.0f} | "
+                             f"{_mean(s['vertices'] for s in samples):.0f} | "
+                             f"{_mean(s['edges'] for s in samples):.0f} | "
                              f"{_mean(s['average_degree'] for s in samples):.2f} | "
                              f"{_mean(s['input_average_degree'] for s in samples):.2f} |")
     lines.append("")
