@@ -71,7 +71,9 @@ def _check(args: argparse.Namespace) -> None:
     integer(args.repeats, "--repeats", low=1)
     if not (args.scale > 0 and args.scale < float("inf")):
         raise InputError(f"--scale must be a positive number, got {args.scale}")
-    own = {"cc": ("induced", "walk"), "hh": ("hashed", "ranked")}.get(args.app, ())
+    from apportion.apps.threshold import SAMPLER_CHOICES  # loaded already by the caller
+
+    own = SAMPLER_CHOICES[args.app].names() if args.app in SAMPLER_CHOICES else ()
     if args.sampler is not None and args.sampler not in own:
         choices = " or ".join(own) if own else "it has one sampler, the paper's"
         raise InputError(f"--sampler {args.sampler} does not apply to {args.app} ({choices})")
