@@ -241,6 +241,24 @@ def test_a_single_cycle_ignores_an_alternative_that_cuts_more():
     np.testing.assert_array_equal(kept, plain)
 
 
+def test_an_alternative_far_under_the_projected_cut_is_taken_without_refining_the_finest_level(monkeypatch):
+    """rmat 2^12 at k = 4: the hub block cuts under ALTERNATIVE_TAKEN_AT times the main cycle's projected
+    partition, so the finest level is not refined (no refinement is told its cut); refining it anyway (the
+    bound at 0) finds the same answer, the FM there giving up against the candidate."""
+    graph = apportion.generate("rmat", n=4096, seed=0)
+    calls = _recording_refine(monkeypatch)
+    taken = apportion.partition(graph, 4, preset="default", seed=0)
+    skipped = list(calls)
+    assert [give_up for _, _, give_up in skipped if give_up >= 0] == []
+    calls.clear()
+    monkeypatch.setattr(multilevel, "ALTERNATIVE_TAKEN_AT", 0.0)
+    refined = apportion.partition(graph, 4, preset="default", seed=0)
+    told = [call for call in calls if call[2] >= 0]
+    assert len(told) == 1 and told[0][2] == taken.cut and told[0][1]
+    assert len(calls) == len(skipped) + 1 and told[0][0] == max(n for n, _, _ in calls)
+    np.testing.assert_array_equal(refined.assignment, taken.assignment)
+
+
 def test_the_hub_block_is_built_inside_one_cycle_or_after_several(monkeypatch):
     graph = apportion.generate("rmat", n=4096, seed=0)
     after = []
@@ -248,8 +266,7 @@ def test_the_hub_block_is_built_inside_one_cycle_or_after_several(monkeypatch):
     monkeypatch.setattr(multilevel, "_try_hub_block", lambda *a: after.append(1) or real(*a))
     calls = _recording_refine(monkeypatch)
     single = apportion.partition(graph, 4, preset="default", seed=0)
-    assert after == [] and [give_up for _, finest, give_up in calls if give_up >= 0] != []
-    assert single.cut == 11_488  # the candidate, measured
+    assert after == [] and single.cut == 11_488  # the candidate, measured, taken inside the single cycle
     calls.clear()
     several = apportion.partition(graph, 4, preset=preset_options("default", multilevel_runs=2), seed=0)
     assert after == [1] and all(give_up == -1 for _, _, give_up in calls)
