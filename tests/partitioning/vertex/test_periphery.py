@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import apportion
+from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.partitioning.vertex import multilevel
 from apportion.partitioning.vertex.balance import max_block_weights
@@ -275,3 +276,28 @@ def test_the_hub_block_is_built_inside_one_cycle_or_after_several(monkeypatch):
         level = LevelGraph.from_graph(graph)
         multilevel._cycles(level, _context(level, 4, preset_options("default", vcycles=1)),
                            alternative=lambda g, p: (None, -1))
+
+
+@pytest.mark.parametrize("rest_stop, expected", [(None, 0.1), (0.0, 0.25), (0.4, 0.4)])
+def test_the_hub_blocks_rest_is_refined_with_its_own_fm_patience(monkeypatch, rest_stop, expected):
+    """`default` partitions the rest (k - 1 blocks) with FM's patience `hub_rest_fm_stop_fraction` (0.1);
+    0 leaves the preset's own 0.25; the top-level cycle keeps the preset's."""
+    graph = apportion.generate("rmat", n=4096, seed=0)
+    seen = []
+    real = multilevel._partition_without_isolated
+
+    def spy(level, vertex_weights, ctx, alternative=None):
+        seen.append((ctx.k, ctx.options.fm_stop_fraction))
+        return real(level, vertex_weights, ctx, alternative)
+
+    monkeypatch.setattr(multilevel, "_partition_without_isolated", spy)
+    options = preset_options("default") if rest_stop is None else \
+        preset_options("default", hub_rest_fm_stop_fraction=rest_stop)
+    result = apportion.partition(graph, 8, preset=options, seed=0)
+    assert result.balanced
+    assert seen[0] == (8, 0.25) and (7, expected) in seen[1:]
+
+
+def test_a_negative_hub_rest_patience_is_refused():
+    with pytest.raises(InputError, match="hub_rest_fm_stop_fraction"):
+        preset_options("default", hub_rest_fm_stop_fraction=-0.1)
