@@ -210,13 +210,14 @@ def test_a_single_cycle_keeps_the_hub_block_and_its_finest_fm_knows_what_to_beat
     level = LevelGraph.from_graph(graph)
     options = _hub_options("default")
     plain, _ = multilevel._multilevel(level, _context(level, 8, options))
-    unused, _ = multilevel._multilevel(level, _context(level, 8, options), alternative=lambda g, p: (None, -1))
+    unused, _ = multilevel._multilevel(level, _context(level, 8, options), alternative=lambda g, p, c: (None, -1))
     np.testing.assert_array_equal(plain, unused)
     built = []
     hub_block = multilevel._hub_block_alternative(_context(level, 8, options))
 
-    def alternative(g, p):
-        built.append(hub_block(g, p))
+    def alternative(g, p, c):
+        assert c == multilevel.edge_cut(g.indptr, g.indices, g.edge_weights, p)
+        built.append(hub_block(g, p, c))
         return built[-1]
 
     calls = _recording_refine(monkeypatch)
@@ -238,7 +239,7 @@ def test_a_single_cycle_ignores_an_alternative_that_cuts_more():
     worse = np.repeat(np.arange(4, dtype=np.int32), -(-level.n // 4))[:level.n]
     np.random.default_rng(0).shuffle(worse)
     worse_cut = int(multilevel.edge_cut(level.indptr, level.indices, level.edge_weights, worse))
-    kept, _ = multilevel._multilevel(level, _context(level, 4, options), alternative=lambda g, p: (worse, worse_cut))
+    kept, _ = multilevel._multilevel(level, _context(level, 4, options), alternative=lambda g, p, c: (worse, worse_cut))
     np.testing.assert_array_equal(kept, plain)
 
 
@@ -275,7 +276,7 @@ def test_the_hub_block_is_built_inside_one_cycle_or_after_several(monkeypatch):
     with pytest.raises(ValueError, match="single multilevel cycle"):
         level = LevelGraph.from_graph(graph)
         multilevel._cycles(level, _context(level, 4, preset_options("default", vcycles=1)),
-                           alternative=lambda g, p: (None, -1))
+                           alternative=lambda g, p, c: (None, -1))
 
 
 @pytest.mark.parametrize("rest_stop, expected", [(None, 0.1), (0.0, 0.25), (0.4, 0.4)])

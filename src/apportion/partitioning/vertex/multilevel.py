@@ -330,13 +330,12 @@ def _hub_block_rest(ctx: PartitionContext, graph: LevelGraph):
 
 
 def _hub_block_alternative(ctx: PartitionContext):
-    """The `alternative` of a single multilevel cycle on a heavy-tailed graph: given its finest level and that
-    level's partition before refinement, (the hub-block candidate, its cut) when the candidate is built and keeps
-    the limits, else (None, -1)."""
+    """The `alternative` of a single multilevel cycle on a heavy-tailed graph: given its finest level, that
+    level's partition before refinement and that partition's cut, (the hub-block candidate, its cut) when the
+    candidate is built and keeps the limits, else (None, -1)."""
 
-    def build(graph: LevelGraph, part: np.ndarray) -> tuple[np.ndarray | None, int]:
+    def build(graph: LevelGraph, part: np.ndarray, cut: int) -> tuple[np.ndarray | None, int]:
         level_threads(graph.n, ctx.threads)
-        cut = edge_cut_parallel(graph.indptr, graph.indices, graph.edge_weights, part)
         # not inside a phase of its own: the rest's multilevel cycles time theirs
         candidate = hub_block_candidate(graph, ctx.k, ctx.targets, ctx.max_block_weights,
                                         _hub_block_rest(ctx, graph), part, cut)
@@ -352,20 +351,21 @@ def _hub_block_alternative(ctx: PartitionContext):
 def _try_hub_block(fine: LevelGraph, ctx: PartitionContext, part: np.ndarray) -> np.ndarray:
     """`part`, or the hub-block candidate (`_hub_block_alternative`) when it cuts less: for several multilevel
     cycles, whose result it competes with."""
-    candidate, candidate_cut = _hub_block_alternative(ctx)(fine, part)
-    if candidate is None:
-        return part
-    return candidate if candidate_cut < edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, part) else part
+    level_threads(fine.n, ctx.threads)
+    cut = int(edge_cut_parallel(fine.indptr, fine.indices, fine.edge_weights, part))
+    candidate, candidate_cut = _hub_block_alternative(ctx)(fine, part, cut)
+    return part if candidate is None or candidate_cut >= cut else candidate
 
 
 def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | None = None,
                 alternative=None) -> tuple[np.ndarray, int]:
     """Coarsen, partition the coarsest graph, then project / rebalance / refine back up; returns (part, levels).
 
-    With `alternative` (a function of the finest level and its partition before refinement, returning another
-    balanced partition of that level and its cut, or (None, -1)), the cycle returns whichever of the two cuts
-    less, and FM on the finest level gives up once it cannot reach the alternative's cut (`refine_fm`); an
-    alternative cutting at most `ALTERNATIVE_TAKEN_AT` times the projected partition is taken unrefined.
+    With `alternative` (a function of the finest level, its partition before refinement and that partition's
+    cut, returning another balanced partition of that level and its cut, or (None, -1)), the cycle returns
+    whichever of the two cuts less, and FM on the finest level gives up once it cannot reach the alternative's
+    cut (`refine_fm`); an alternative cutting at most `ALTERNATIVE_TAKEN_AT` times the projected partition is
+    taken unrefined.
 
     With `given` (a balanced partition of `fine`) this is a V-cycle (Walshaw; KaFFPa): clusters never cross
     its blocks, the coarsest graph inherits it instead of being partitioned anew, and refinement at every level
@@ -405,8 +405,11 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
         with watch.phase("rebalance"):
             bw = block_weights(graph.vertex_weights, part, k)
             rebalance_partition(graph, part, bw, limits, final=final)
-        candidate, candidate_cut = alternative(graph, part) if final and alternative is not None else (None, -1)
-        if candidate is not None and candidate_cut <= ALTERNATIVE_TAKEN_AT * _cut(graph, part, watch):
+        candidate, candidate_cut, cut = None, -1, -1
+        if final and alternative is not None:
+            cut = _cut(graph, part, watch)
+            candidate, candidate_cut = alternative(graph, part, cut)
+        if candidate is not None and candidate_cut <= ALTERNATIVE_TAKEN_AT * cut:
             part = candidate  # the finest level's refinement could not close the gap (ALTERNATIVE_TAKEN_AT)
             ctx.progress.advance(step)
             break
