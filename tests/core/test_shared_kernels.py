@@ -5,13 +5,13 @@ from __future__ import annotations
 import heapq
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from apportion._kernels.hashing import mix_hash, pair_hash
 from apportion._kernels.heap import (
     RECORD_KEY, RECORD_POS, heap_clear, heap_pop, heap_pop_by_id, heap_push_or_update, heap_push_or_update_by_id,
-    heap_remove, record_heap_pop, record_heap_push_or_update, record_heap_remove)
+    heap_remove, heap_remove_by_id, record_heap_pop, record_heap_push_or_update, record_heap_remove)
 
 MASK = (1 << 64) - 1
 
@@ -58,6 +58,7 @@ operations = st.lists(st.tuples(st.sampled_from(["push", "pop", "remove", "clear
 
 @settings(max_examples=200, deadline=None)
 @given(ops=operations)
+@example(ops=[("push", 0, -1), ("push", 1, 0), ("push", 2, -1), ("remove", 1, 0), ("pop", 0, 0)])
 def test_heap_by_id_pops_in_key_then_id_order(ops):
     """Against a reference: the largest key first, the smallest id among equal keys."""
     heap, key, pos, size = _heap(20)
@@ -67,7 +68,7 @@ def test_heap_by_id_pops_in_key_then_id_order(ops):
             heap_push_or_update_by_id(heap, key, pos, size, v, k)
             current[v] = k
         elif op == "remove":
-            heap_remove(heap, key, pos, size, v)  # removal keeps the heap's order whatever its tie rule
+            heap_remove_by_id(heap, key, pos, size, v)
             current.pop(v, None)
         elif op == "clear":
             heap_clear(heap, pos, size)

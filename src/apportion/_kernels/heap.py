@@ -122,6 +122,13 @@ def heap_push_or_update_by_id(heap, key, pos, size, v, k):
     _push_or_update(heap, key, pos, size, v, k, True)
 
 
+@njit(f"void({_SIGNATURE_HEAP}, int64[::1], int64)", cache=True, nogil=True)
+def heap_remove_by_id(heap, key, pos, size, v):
+    """`heap_remove` for a heap whose equal keys come out smallest id first (the item moved into the freed
+    place must be sifted by the same rule, or an equal key with a smaller id stays below a larger one)."""
+    _remove(heap, key, pos, size, v, True)
+
+
 @njit(f"int32({_SIGNATURE_HEAP}, int64[::1])", cache=True, nogil=True)
 def heap_pop_by_id(heap, key, pos, size):
     """Remove and return the item with the largest key, the smallest id among equal keys."""
