@@ -6,10 +6,12 @@ the vertex and edge partitioners' main paths in a fresh process, so only the sig
 counted, then lists every apportion kernel holding more than one.
 
 One pair of copies is by design: a graph without weights has unit weights that take no memory (a broadcast 1,
-`contract.unit_weights`: Numba's layout "A"), its coarse levels real weights (layout "C"), so a kernel that reads
-the finest level and the coarse ones is compiled for both (about 10 s more on a cold cache, against 100 MB of
-ones per 2^21 vertices of a mesh). Copies that differ only there — a read-only int64 array "A" against "C" —
-count as one; every other difference still fails.
+`contract.unit_weights` and `unit_edge_weights`: Numba's layout "A"), its coarse levels real weights (layout
+"C"), so a kernel that reads the finest level and the coarse ones is compiled for both (about 10 s more on a cold
+cache, against 100 MB of ones per 2^21 vertices of a mesh). Copies that differ only there — a read-only int64
+(vertex weights) or int32 (edge weights) array "A" against "C" — count as one; every other difference still
+fails. Helpers with declared signatures (`_kernels.arrays.with_edge_weights`: one per edge weight dtype) compile
+those and nothing else, so they are not counted.
 """
 
 import json
@@ -35,25 +37,27 @@ copies = {}
 for module in list(sys.modules.values()):
     if getattr(module, "__name__", "").startswith("apportion"):
         for name, obj in vars(module).items():
-            if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == module.__name__:
+            if (isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == module.__name__
+                    and obj._can_compile):
                 copies[module.__name__ + "." + name] = [str(s) for s in obj.signatures]
 print(json.dumps(copies))
 """
 
 
 def _unit_weights_as_one(signature: str) -> str:
-    """A signature with its read-only int64 arrays of layout "A" (unit weights) read as layout "C"."""
-    return re.sub(r"Array\(int64, (\d), 'A', True", r"Array(int64, \1, 'C', True", signature)
+    """A signature with its read-only int64 and int32 arrays of layout "A" (unit weights) read as layout "C"."""
+    return re.sub(r"Array\((int64|int32), (\d), 'A', True", r"Array(\1, \2, 'C', True", signature)
 
 
 def test_unit_weight_copies_are_the_only_ones_forgiven():
     unit = "(Array(int64, 1, 'A', True, aligned=True), int64)"
     coarse = "(Array(int64, 1, 'C', True, aligned=True), int64)"
     writable = "(Array(int64, 1, 'A', False, aligned=True), int64)"
-    ids32 = "(Array(int32, 1, 'A', True, aligned=True), int64)"
+    unit32 = "(Array(int32, 1, 'A', True, aligned=True), int64)"
     assert _unit_weights_as_one(unit) == _unit_weights_as_one(coarse)
     assert _unit_weights_as_one(writable) != _unit_weights_as_one(coarse)
-    assert _unit_weights_as_one(ids32) != _unit_weights_as_one(coarse.replace("int64, 1", "int32, 1"))
+    assert _unit_weights_as_one(unit32) == _unit_weights_as_one(coarse.replace("int64, 1", "int32, 1"))
+    assert _unit_weights_as_one(unit32) != _unit_weights_as_one(coarse)  # int32 against int64 weights: two copies
 
 
 def test_partitioners_compile_one_copy_of_each_kernel():

@@ -12,7 +12,16 @@ from numba import types
 INDPTR = types.Array(types.int64, 1, "C", readonly=True)
 #: indices: int32 neighbour ids, read-only, contiguous
 INDICES = types.Array(types.int32, 1, "C", readonly=True)
-#: edge weights aligned with the indices: read-only, any layout (a broadcast 1 for unit weights)
-EDGE_WEIGHTS = types.Array(types.int64, 1, "A", readonly=True)
+#: edge weights aligned with the indices: read-only, any layout (a broadcast 1 for unit weights), int32 while
+#: their total allows (`partitioning.vertex.contract.edge_weight_dtype`) ...
+EDGE_WEIGHTS32 = types.Array(types.int32, 1, "A", readonly=True)
+#: ... and int64 above
+EDGE_WEIGHTS64 = types.Array(types.int64, 1, "A", readonly=True)
 #: (n, ncon) vertex weights: read-only, any layout (a broadcast 1 for unit weights)
 VERTEX_WEIGHTS = types.Array(types.int64, 2, "A", readonly=True)
+
+
+def with_edge_weights(before: tuple, after: tuple) -> list:
+    """The two signatures of a helper whose arguments are `before`, the edge weights, then `after`: one for
+    each edge weight dtype (both compiled when the module loads, no other ever)."""
+    return [before + (weights,) + after for weights in (EDGE_WEIGHTS32, EDGE_WEIGHTS64)]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import apportion
 from apportion import datasets
 from apportion.graph.csr import Graph
+from apportion.partitioning.vertex.contract import LevelGraph, contract_graph
 
 from vertex_helpers import expected_limits, grid, random_graph, recount, whole_targets
 
@@ -105,6 +106,39 @@ def test_vertex_and_edge_weights(seed, k, heavy):
     targets = rng.integers(1, 5, size=k)
     p = apportion.partition(graph, k, targets=targets, imbalance=0.1, seed=seed)
     check_partition(graph, p, k, targets / targets.sum(), 0.1)
+
+
+def test_edge_weights_are_int32_while_their_total_fits():
+    graph = grid(6, 6)
+    u, v, _ = graph.edges()
+    pairs = np.arange(graph.n, dtype=np.int32) // 2  # vertices 2i and 2i + 1 merged
+    assert LevelGraph.from_graph(graph).edge_weights.dtype == np.int32  # unit weights
+    per_edge = (2**31 - 1) // (2 * graph.m)  # every arc counted: the largest weight whose total still fits
+    for w, dtype in ((per_edge, np.int32), (per_edge + 1, np.int64)):
+        weighted = Graph.from_edges(u, v, np.full(graph.m, w), n=graph.n)
+        fine = LevelGraph.from_graph(weighted)
+        assert fine.edge_weights.dtype == dtype  # an int32 copy, or the Graph's own int64 weights
+        assert (dtype == np.int64) == np.shares_memory(fine.edge_weights, weighted.edge_weights)
+        coarse = contract_graph(fine, pairs, graph.n // 2)
+        assert coarse.edge_weights.dtype == dtype
+        assert int(coarse.edge_weights.sum()) == w * 2 * graph.m - 2 * w * graph.n // 2  # the pairs' edges gone
+
+
+@pytest.mark.parametrize("preset", ["fast", "default"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_int64_edge_weights_give_the_int32_partition_scaled(preset, seed):
+    # every weight times 2^22 takes the total past int32: the same partition must come back through the int64
+    # kernels (nothing in the partitioner depends on the scale of the edge weights), its cut 2^22 times larger
+    rng = np.random.default_rng(seed)
+    base = random_graph(600, 2400, seed)
+    u, v, _ = base.edges()
+    w = rng.integers(1, 50, size=base.m)
+    small = Graph.from_edges(u, v, w, n=base.n)
+    large = Graph.from_edges(u, v, w * 2**22, n=base.n)
+    a = apportion.partition(small, 5, preset=preset, seed=seed)
+    b = apportion.partition(large, 5, preset=preset, seed=seed)
+    np.testing.assert_array_equal(a.assignment, b.assignment)
+    assert b.cut == a.cut * 2**22 == recount(large, b.assignment, 5)[0]
 
 
 @SETTINGS
@@ -248,7 +282,7 @@ def test_run_portfolio_cycles_the_coarsest_size_and_stays_balanced():
 
 
 def test_skewed_graphs_are_detected_and_partitioned_by_the_heavy_tailed_variant():
-    from apportion.partitioning.vertex.contract import LevelGraph
+    from apportion.partitioning.vertex.contract import LevelGraph, contract_graph
     from apportion.partitioning.vertex.multilevel import is_skewed
     from apportion.partitioning.vertex.options import Variant, preset_options
 

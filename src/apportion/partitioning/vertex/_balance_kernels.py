@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from apportion._kernels.arrays import EDGE_WEIGHTS, INDICES, INDPTR, VERTEX_WEIGHTS
+from apportion._kernels.arrays import INDICES, INDPTR, VERTEX_WEIGHTS, with_edge_weights
 from apportion._kernels.heap import heap_pop, heap_push_or_update, heap_remove
 from apportion.partitioning.vertex._partition_kernels import (
     fits, stable_argsort)
@@ -31,8 +31,9 @@ def _relieves(bw, b, vertex_weights, v, max_weights):
     return False
 
 
-@njit((types.int64, INDPTR, INDICES, EDGE_WEIGHTS, VERTEX_WEIGHTS, types.int32[::1], types.int64[:, ::1],
-       types.int64[:, ::1], types.int64[::1], types.int32[::1]), cache=True, nogil=True)
+@njit(with_edge_weights((types.int64, INDPTR, INDICES), (VERTEX_WEIGHTS, types.int32[::1], types.int64[:, ::1],
+                                                         types.int64[:, ::1], types.int64[::1], types.int32[::1])),
+      cache=True, nogil=True)
 def _rebalance_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, conn, touched):
     """Best destination for v leaving its overloaded block: the adjacent block that fits with the largest
     connection, else the non-adjacent block that fits with the most relative room; (block, gain) or (-1, 0).

@@ -286,7 +286,7 @@ def relabel_chunks(first, stride, chunks, indices, new_id, out):
 PARALLEL_MIN_ENTRIES = 1 << 16
 
 
-def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
+def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks, weight_dtype):
     """The coarse graph of (indptr, indices, edge_weights, vertex_weights) under cmap (values in [0, nc)).
 
     Members are grouped by coarse id with a counting sort; then two passes over `chunks` static slices of the
@@ -297,7 +297,8 @@ def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
     adjacency (12 bytes per arc before): the coarse arrays are the only new memory proportional to the edges.
     The result does not depend on `chunks`.
 
-    Returns (coarse_indptr int64, coarse_indices int32, coarse_edge_weights int64, coarse_vertex_weights
+    Returns (coarse_indptr int64, coarse_indices int32, coarse_edge_weights of `weight_dtype` (the caller's
+    choice: their total is at most the fine one), coarse_vertex_weights
     int64 (nc, ncon)). Coarse neighbour lists are sorted; the coarse graph is simple and symmetric.
     """
     nc = int(nc)
@@ -308,7 +309,7 @@ def contract(indptr, indices, edge_weights, vertex_weights, cmap, nc, chunks):
     run_chunked(_count_chunks, chunks, indptr, indices, cmap, nc, member_ptr, members, degree)
     np.cumsum(degree, out=degree)  # the coarse row pointers
     coarse_indices = np.empty(int(degree[nc]), dtype=np.int32)
-    coarse_w = np.empty(int(degree[nc]), dtype=np.int64)
+    coarse_w = np.empty(int(degree[nc]), dtype=weight_dtype)
     run_chunked(_merge_chunks, chunks, indptr, indices, edge_weights, cmap, nc, member_ptr, members, degree,
                 coarse_indices, coarse_w)
     return degree, coarse_indices, coarse_w, coarse_vw

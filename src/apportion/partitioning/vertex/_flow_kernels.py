@@ -1,8 +1,8 @@
 """Numba kernels of flow-based refinement: the quotient graph, region growing, the flow network of a block pair
 and the FlowCutter loop (max flow by Dinic's algorithm, incremental, with piercing until a cut is balanced).
 
-Conventions as in `_partition_kernels`: `indptr` int64, `indices` int32, `edge_weights` int64, vertex weights
-int64 (n, ncon), `part` int32, block weights `bw` and limits `max_weights` int64 (k, ncon).
+Conventions as in `_partition_kernels`: `indptr` int64, `indices` int32, `edge_weights` int32 or int64, vertex
+weights int64 (n, ncon), `part` int32, block weights `bw` and limits `max_weights` int64 (k, ncon).
 
 The flow network of a pair (A, B) has region vertices 0..R-1, the source terminal R (the rest of A contracted)
 and the sink terminal R+1 (the rest of B contracted). Every undirected edge {x, y} of weight w is one pair of

@@ -133,7 +133,8 @@ def _pack(scratch_ptr, keys, weights, coarse_indptr, coarse_indices, coarse_edge
 
 def contract_cuda(indptr, indices, edge_weights, vertex_weights, cmap, coarse_n: int, stream=0):
     """The coarse graph of cmap (device arrays in, device arrays out: indptr int64 (nc + 1), indices int32,
-    edge weights int64, vertex weights int64 (nc, ncon)); `contract.contract_graph` on the device."""
+    edge weights of the fine ones' dtype, vertex weights int64 (nc, ncon)); `contract.contract_graph` on the
+    device."""
     n = cmap.shape[0]
     ncon = vertex_weights.shape[1]
     size = max(coarse_n, 1)
@@ -148,7 +149,7 @@ def contract_cuda(indptr, indices, edge_weights, vertex_weights, cmap, coarse_n:
     _place_members[blocks_for(n), BLOCK, stream](cmap, member_ptr, cursor, member_list)
     scratch = max(int(indices.shape[0]), 1)
     keys = cuda.device_array(scratch, dtype=np.int32, stream=stream)
-    weights = cuda.device_array(scratch, dtype=np.int64, stream=stream)
+    weights = cuda.device_array(scratch, dtype=edge_weights.dtype, stream=stream)
     merged = cuda.device_array(size, dtype=np.int64, stream=stream)
     grid = blocks_for(coarse_n)
     _gather_sort_merge[grid, BLOCK, stream](indptr, indices, edge_weights, cmap, member_ptr, member_list,
@@ -156,7 +157,7 @@ def contract_cuda(indptr, indices, edge_weights, vertex_weights, cmap, coarse_n:
     coarse_indptr = exclusive_scan(merged, coarse_n, stream)
     coarse_m2 = int(coarse_indptr[coarse_n:coarse_n + 1].copy_to_host(stream=stream)[0])
     coarse_indices = cuda.device_array(max(coarse_m2, 1), dtype=np.int32, stream=stream)
-    coarse_edge_weights = cuda.device_array(max(coarse_m2, 1), dtype=np.int64, stream=stream)
+    coarse_edge_weights = cuda.device_array(max(coarse_m2, 1), dtype=edge_weights.dtype, stream=stream)
     _pack[grid, BLOCK, stream](scratch_ptr, keys, weights, coarse_indptr, coarse_indices, coarse_edge_weights)
     return coarse_indptr, coarse_indices[:coarse_m2], coarse_edge_weights[:coarse_m2], coarse_weights[:coarse_n]
 

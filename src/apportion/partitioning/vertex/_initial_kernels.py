@@ -104,7 +104,7 @@ def induced_subgraph(indptr, indices, edge_weights, vertex_weights, vertices, co
                 d += 1
         sub_ptr[i + 1] = sub_ptr[i] + d
     sub_idx = np.empty(sub_ptr[m], dtype=np.int32)
-    sub_w = np.empty(sub_ptr[m] if copy_edge_weights else 0, dtype=np.int64)
+    sub_w = np.empty(sub_ptr[m] if copy_edge_weights else 0, dtype=edge_weights.dtype)
     j = 0
     for i in range(m):
         v = vertices[i]

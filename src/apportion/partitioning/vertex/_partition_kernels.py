@@ -3,8 +3,9 @@
 The seeded hash (`mix_hash`) and the addressable heap every phase uses are the project's shared primitives in
 `apportion._kernels` (`hashing`, `heap`).
 
-Conventions for every kernel in this package: `indptr` int64, `indices` int32, `edge_weights` int64 aligned
-with `indices`, vertex weights int64 of shape (n, ncon), block ids int32.
+Conventions for every kernel in this package: `indptr` int64, `indices` int32, `edge_weights` aligned with
+`indices`, int32 while their total allows and int64 above (`contract.edge_weight_dtype`; sums of them are
+int64), vertex weights int64 of shape (n, ncon), block ids int32.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from apportion._kernels.arrays import EDGE_WEIGHTS, INDICES, INDPTR
+from apportion._kernels.arrays import INDICES, INDPTR, with_edge_weights
 from apportion._kernels.hashing import mix_hash
 from apportion._kernels.heap import heap_pop, heap_push_or_update, heap_remove
 from apportion.partitioning.vertex._partition_kernels import (
@@ -25,7 +25,7 @@ FM_MIN_PATIENCE = 256
 
 # A helper called from several kernels declares its argument types: Numba then converts int32 ids and literal
 # constants to them instead of compiling one more copy per argument type (seconds on a cold cache).
-@njit((types.int64, INDPTR, INDICES, EDGE_WEIGHTS, types.int32[::1], types.int64[::1], types.int32[::1]),
+@njit(with_edge_weights((types.int64, INDPTR, INDICES), (types.int32[::1], types.int64[::1], types.int32[::1])),
       cache=True, nogil=True)
 def gather_connectivity(v, indptr, indices, edge_weights, part, conn, touched):
     """conn[b] = weight of v's edges into block b for the touched blocks; returns how many were touched.

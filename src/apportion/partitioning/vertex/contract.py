@@ -15,7 +15,8 @@ from apportion.partitioning.vertex._initial_kernels import induced_subgraph
 class LevelGraph(NamedTuple):
     """One graph of the multilevel hierarchy, as the kernels want it.
 
-    indptr int64 (n+1,), indices int32 (2m,), edge_weights int64 (2m,), vertex_weights int64 (n, ncon), all
+    indptr int64 (n+1,), indices int32 (2m,), edge_weights (2m,) int32 when their total allows
+    (`edge_weight_dtype`) and int64 otherwise, vertex_weights int64 (n, ncon), all
     read-only (`LevelGraph.of`). The finest level shares the `Graph`'s own arrays where their dtypes allow, and
     unit weights are a broadcast 1 that takes no memory (`unit_weights`), so the finest level costs nothing
     beside its `Graph` (delaunay 2^21: 182 MB of writable copies before, a third of the peak). Read-only at every
@@ -54,8 +55,27 @@ class LevelGraph(NamedTuple):
 
 
 def unit_weights(shape) -> np.ndarray:
-    """Read-only int64 ones of `shape` that take no memory (a broadcast scalar: every stride 0)."""
+    """Read-only int64 ones of `shape` that take no memory (a broadcast scalar: every stride 0): vertex
+    weights."""
     return np.broadcast_to(np.int64(1), shape)
+
+
+def unit_edge_weights(length: int) -> np.ndarray:
+    """Read-only edge weights 1 for `length` arcs that take no memory, int32 like every level's edge weights
+    whose total fits (`edge_weight_dtype`)."""
+    return np.broadcast_to(np.int32(1), (length,))
+
+
+#: edge weights are int32 while the total edge weight (over the arcs) is at most this, int64 above
+INT32_WEIGHT_TOTAL = 2**31 - 1
+
+
+def edge_weight_dtype(total: int) -> type:
+    """The dtype of a level's edge weights whose sum over all arcs is `total`: int32 when it fits (every
+    coarser level's weights then fit too, since contraction only drops weight), int64 otherwise. A coarse
+    level's edge weights are the largest array of the hierarchy (rmat 2^21's first one: 45.7 M arcs), so 4
+    bytes less per arc is a third of its size."""
+    return np.int32 if total <= INT32_WEIGHT_TOTAL else np.int64
 
 
 def kernel_vertex_weights(graph) -> np.ndarray:
@@ -67,12 +87,17 @@ def kernel_vertex_weights(graph) -> np.ndarray:
 
 
 def kernel_edge_weights(graph) -> np.ndarray:
-    """A Graph's edge weights as a read-only int64 array aligned with `indices`: its own, else `unit_weights`."""
+    """A Graph's edge weights as a read-only array aligned with `indices`, in the dtype of `edge_weight_dtype`
+    of their total: an int32 copy of its own where they fit (so that the kernels meet int32 weights only, as on
+    the coarse levels: one compiled copy each), its own int64 array otherwise, `unit_edge_weights` when it has
+    none."""
     if graph.edge_weights is None:
-        return unit_weights(graph.indices.shape[0])
+        return unit_edge_weights(graph.indices.shape[0])
     if is_unit(graph.edge_weights):  # a `LevelGraph`'s unit weights (the hub block's rest), kept as they are
         return graph.edge_weights
-    return read_only(np.ascontiguousarray(graph.edge_weights, dtype=np.int64))
+    weights = np.asarray(graph.edge_weights)
+    total = int(weights.sum(dtype=np.int64)) if weights.shape[0] else 0
+    return read_only(np.ascontiguousarray(weights, dtype=edge_weight_dtype(total)))
 
 
 def induced_level(indptr, indices, edge_weights, vertex_weights, vertices) -> LevelGraph:
@@ -84,7 +109,7 @@ def induced_level(indptr, indices, edge_weights, vertex_weights, vertices) -> Le
                                                        read_only(vertex_weights), vertices, not unit_edges,
                                                        not unit_vertices)
     if unit_edges:
-        sub_w = unit_weights(sub_idx.shape[0])
+        sub_w = unit_edge_weights(sub_idx.shape[0])
     if unit_vertices:
         sub_vw = unit_weights((vertices.shape[0], vertex_weights.shape[1]))
     return LevelGraph.of(sub_ptr, sub_idx, sub_w, sub_vw)
@@ -139,11 +164,17 @@ def contract_graph(graph: LevelGraph, cmap: np.ndarray, coarse_n: int) -> LevelG
     clusters weighs the sum of the fine edges between them; edges inside a cluster disappear (no self-loops);
     neighbour lists are sorted. Hence total vertex weight is preserved and the total edge weight drops by
     exactly the weight of the edges inside clusters. Implements the sort + segmented-reduction contraction of
-    seed 000 ch. 5.2.2.
+    seed 000 ch. 5.2.2. The coarse edge weights are int32 whenever their total (at most the fine one) fits
+    (`edge_weight_dtype`).
     """
+    weights = graph.edge_weights
+    if weights.dtype == np.int64:
+        dtype = edge_weight_dtype(int(weights.sum())) if weights.shape[0] else np.int32
+    else:
+        dtype = weights.dtype
     indptr, indices, edge_weights, vertex_weights = contract(
-        graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights,
-        np.ascontiguousarray(cmap, dtype=np.int32), int(coarse_n), _contract_chunks(coarse_n))
+        graph.indptr, graph.indices, weights, graph.vertex_weights, np.ascontiguousarray(cmap, dtype=np.int32),
+        int(coarse_n), _contract_chunks(coarse_n), np.dtype(dtype))
     return LevelGraph.of(indptr, indices, edge_weights, vertex_weights)
 
 
