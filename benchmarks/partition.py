@@ -200,14 +200,25 @@ print(seconds, status("VmHWM"))
 """
 
 
+def warm_up(k: int, threads: int) -> None:
+    """Compile every kernel the large graphs reach, so the subprocesses load the JIT cache instead of timing
+    a compilation: both presets on a small heavy-tailed graph and a small mesh, the mesh once more with the
+    flows `default` runs only from 2^21 vertices (`flow_min_vertices`)."""
+    from apportion.partitioning.vertex.options import preset_options
+
+    rmat, mesh = apportion.generate("rmat", scale=12, seed=0), apportion.generate("delaunay", n=1 << 14, seed=0)
+    for graph in (rmat, mesh):
+        for preset in ("fast", "default"):
+            apportion.partition(graph, k, preset=preset, threads=threads)
+    apportion.partition(mesh, k, preset=preset_options("default", flow_min_vertices=0), threads=threads)
+
+
 def large_text(threads: int, max_log: int, k: int = 64) -> str:
     """The --large suite: each tool in a fresh process (graph read from disk inside it, so its peak RSS is the
     whole process's, reading included), on rmat and delaunay of 2^21 vertices doubling up to 2^max_log."""
     tmp = Path(tempfile.mkdtemp(prefix="apportion-large-"))
     rows = []
-    warm = apportion.generate("rmat", scale=12, seed=0)
-    for preset in ("fast", "default"):  # compile once here; the subprocesses load the JIT cache
-        apportion.partition(warm, k, preset=preset, threads=threads)
+    warm_up(k, threads)
     for log in range(21, max_log + 1):
         for kind in LARGE_KINDS:
             graph = apportion.generate(kind, n=1 << log, seed=0)

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from _docs import write_generated_block
-from partition import EPSILON, _LARGE_RUN, table  # the large suite's runner: one tool on the graph files
+from partition import EPSILON, _LARGE_RUN, table, warm_up  # the large suite's runner and its JIT warm-up
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "partition.md"
 KINDS = ("rmat", "delaunay")
@@ -203,6 +203,7 @@ def main() -> int:
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown:
         parser.error(f"unknown kind {unknown[0]!r}: choose from {', '.join(KINDS)}")
+    warm_up(K, args.threads)  # every step's process then loads the JIT cache
     text = largest_text(args.start, args.max, args.threads, limit, args.timeout, kinds)
     print(text)
     if not args.no_docs:
