@@ -282,7 +282,6 @@ def test_run_portfolio_cycles_the_coarsest_size_and_stays_balanced():
 
 
 def test_skewed_graphs_are_detected_and_partitioned_by_the_heavy_tailed_variant():
-    from apportion.partitioning.vertex.contract import LevelGraph, contract_graph
     from apportion.partitioning.vertex.multilevel import is_skewed
     from apportion.partitioning.vertex.options import Variant, preset_options
 
