@@ -16,6 +16,9 @@ inputs (prints only).
 
     .venv/bin/python benchmarks/gpu.py              # on a machine with a GPU: writes docs/gpu.md
     NUMBA_ENABLE_CUDASIM=1 .venv/bin/python benchmarks/gpu.py --quick   # smoke run on the simulator
+    .venv/bin/python benchmarks/gpu.py --only partition --partition-max 22   # the partitioner's table, graphs to 2^22
+
+The partitioner's table is rewritten after each graph, so a run cut short keeps the graphs it measured.
 """
 
 from __future__ import annotations
@@ -196,21 +199,26 @@ def _timed(run):
     return time.perf_counter() - start, np.asarray(assignment)
 
 
-def partitioner_rows(quick: bool, threads: int, simulated: bool):
-    """(graph, tool, seconds, cut, balanced) rows: apportion's partitioner with device="cuda" (coarsening and
-    refinement on the GPU, the coarsest graph on the CPU) and on the CPU with `threads` threads, METIS
-    (pymetis), KaMinPar and cuGraph's spectral balanced-cut clustering when importable (each on the same
-    graph; every result's cut recounted here). Every tool runs once after an untimed warm-up of apportion on a
+_warmed_up = False
+
+
+def partitioner_rows(graph_case, k: int, threads: int, simulated: bool):
+    """(graph, tool, seconds, cut, balanced) rows of one graph: apportion's partitioner with device="cuda"
+    (coarsening and refinement on the GPU, the coarsest graph on the CPU) and on the CPU with `threads` threads,
+    METIS (pymetis), KaMinPar and cuGraph's spectral balanced-cut clustering when importable (each on the same
+    graph; every result's cut recounted here). Every tool runs once; apportion after an untimed warm-up on a
     small graph (Numba and numba-cuda compile on first use)."""
     import tempfile
 
     import apportion
 
-    k = PARTITION_QUICK_K if quick else PARTITION_K
-    apportion.partition(apportion.generate("delaunay", 512, seed=1), 4, device="cuda")
-    apportion.partition(apportion.generate("delaunay", 512, seed=1), 4, threads=threads)
+    global _warmed_up
+    if not _warmed_up:
+        apportion.partition(apportion.generate("delaunay", 512, seed=1), 4, device="cuda")
+        apportion.partition(apportion.generate("delaunay", 512, seed=1), 4, threads=threads)
+        _warmed_up = True
     rows = []
-    for label, kind, options in (PARTITION_QUICK if quick else PARTITION_FULL):
+    for label, kind, options in [graph_case]:
         graph = apportion.generate(kind, seed=0, **options)
         limits = None
         for tool in ("apportion GPU", "apportion CPU", "METIS", "KaMinPar", "cuGraph spectral"):
@@ -285,6 +293,9 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2, help="threads of the CPU device (default 2)")
     parser.add_argument("--repeats", type=int, default=5, help="runs per path; the best is kept")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/gpu.md alone")
+    parser.add_argument("--only", choices=("paths", "partition"), help="run one of the two tables")
+    parser.add_argument("--partition-max", type=int, default=24, metavar="LOG2",
+                        help="the partitioner's largest graph, log2 of its vertices (default 24)")
     args = parser.parse_args()
 
     from apportion.platform.cpu import CPUDevice
@@ -297,6 +308,29 @@ def main() -> int:
         return 0
     gpu = CUDADevice(0)
     cpu = CPUDevice(args.threads, name="cpu")
+    if args.only != "partition" and paths_table(args, gpu, cpu, simulated) is None:
+        return 1
+    if args.only == "paths":
+        return 0
+    cores = all_cores()  # the CPU partitioners on all cores (issue 20)
+    k = PARTITION_QUICK_K if args.quick else PARTITION_K
+    graphs = PARTITION_QUICK if args.quick else [case for case in PARTITION_FULL
+                                                 if case[2]["n"] <= 1 << args.partition_max]
+    rows = []
+    for graph_case in graphs:  # the table is rewritten after each graph, so a run cut short keeps what it measured
+        rows += partitioner_rows(graph_case, k, cores, simulated)
+        partition_table = partitioner_table(rows, gpu.gpu_name, cores, k)
+        if not (simulated or args.quick or args.no_write):
+            write_generated_block(DOC, "gpu-partition", partition_table, title="GPU paths")
+    print(partition_table)
+    if simulated:
+        print("(the CUDA simulator: these times say nothing about a GPU; nothing written)")
+    return 0
+
+
+def paths_table(args, gpu, cpu, simulated: bool) -> str | None:
+    """Time every GPU path against its CPU path, print the table and write it (unless quick, simulated or
+    --no-write); None when a GPU result differs from the CPU's."""
     rows = []
     sizes = QUICK if args.quick else FULL
     for name, size, kernels, kernel_args in cases(sizes):
@@ -304,7 +338,7 @@ def main() -> int:
         gpu_s, kernel_s, got = best(gpu, kernels, kernel_args, args.repeats)
         if not same(got, want):
             print(f"gpu benchmark: {name}: the GPU result differs from the CPU result", file=sys.stderr)
-            return 1
+            return None
         cugraph_s = None if simulated else (cugraph_seconds(name, kernel_args, args.repeats)
                                             or cusparse_seconds(name, args.repeats, sizes))
         rows.append((name, size, cpu_s, gpu_s, kernel_s, cugraph_s))
@@ -317,7 +351,7 @@ def main() -> int:
         gpu_s, kernel_s, got = best(gpu, MATMUL_KERNELS, (a, b), args.repeats)
         if not np.allclose(got, want):
             print("gpu benchmark: matmul: the GPU result differs from the CPU result", file=sys.stderr)
-            return 1
+            return None
         rows.append(("matmul (cuBLAS)", f"{n} x {n} float64", cpu_s, gpu_s, kernel_s, None))
 
     def fmt(seconds):
@@ -336,15 +370,7 @@ def main() -> int:
         print("(the CUDA simulator: these times say nothing about a GPU; nothing written)")
     elif not (args.quick or args.no_write):
         write_generated_block(DOC, "gpu", table, title="GPU paths")
-    cores = all_cores()  # the CPU partitioners on all cores (issue 20)
-    partition_table = partitioner_table(partitioner_rows(args.quick, cores, simulated), gpu.gpu_name, cores,
-                                        PARTITION_QUICK_K if args.quick else PARTITION_K)
-    print(partition_table)
-    if simulated:
-        print("(the CUDA simulator: these times say nothing about a GPU; nothing written)")
-    if not (simulated or args.quick or args.no_write):
-        write_generated_block(DOC, "gpu-partition", partition_table, title="GPU paths")
-    return 0
+    return table
 
 
 if __name__ == "__main__":
