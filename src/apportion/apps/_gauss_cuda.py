@@ -1,13 +1,15 @@
 """numba-cuda kernel of one Gaussian-elimination update, the GPU companion of _gauss_kernels.eliminate_block.
 
 One thread per element of the block (a 2-D grid of 16 x 16 blocks): for global row i > k it writes
-a[i, j] − l_i · u_j where j > k, and l_i where j = k — the same operation as the CPU kernel, so the results are
-bit-identical. Imported only when a CUDA device runs an elimination step (this module imports numba.cuda).
+a[i, j] − l_i · u_j where j > k, and l_i where j = k — the same operation as the CPU kernel, the product unfused
+(`_cuda_exact.mul_rn`), so the results are bit-identical. Imported only when a CUDA device runs an elimination step (this module imports numba.cuda).
 """
 
 from __future__ import annotations
 
 from numba import cuda
+
+from apportion.apps._cuda_exact import mul_rn
 
 #: threads per block side
 TILE = 16
@@ -21,7 +23,7 @@ def _eliminate_kernel(block, row0, col0, k, multipliers, pivot_row):
         j = col0 + b
         if i > k:
             if j > k:
-                block[a, b] -= multipliers[i] * pivot_row[j]
+                block[a, b] -= mul_rn(multipliers[i], pivot_row[j])
             elif j == k:
                 block[a, b] = multipliers[i]
 

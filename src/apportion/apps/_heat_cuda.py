@@ -2,13 +2,15 @@
 
 One thread per interior point of the block (a 2-D grid of 16 x 16 blocks) reads its four neighbours from the
 padded block and writes u + r·(north + south + west + east − 4u), the same operations in the same order as the
-CPU kernel, so the results are bit-identical. Imported only when a CUDA device runs a heat step (this module
+CPU kernel, its products unfused (`_cuda_exact.mul_rn`), so the results are bit-identical. Imported only when a CUDA device runs a heat step (this module
 imports numba.cuda).
 """
 
 from __future__ import annotations
 
 from numba import cuda
+
+from apportion.apps._cuda_exact import mul_rn
 
 #: threads per block side
 TILE = 16
@@ -19,8 +21,8 @@ def _heat_kernel(current, out, r):
     i, j = cuda.grid(2)
     if i < out.shape[0] and j < out.shape[1]:
         centre = current[i + 1, j + 1]
-        out[i, j] = centre + r * (current[i, j + 1] + current[i + 2, j + 1] + current[i + 1, j]
-                                  + current[i + 1, j + 2] - 4.0 * centre)
+        out[i, j] = centre + mul_rn(r, current[i, j + 1] + current[i + 2, j + 1] + current[i + 1, j]
+                                    + current[i + 1, j + 2] - mul_rn(4.0, centre))
 
 
 def heat_step_cuda(current, out, r, *, stream):
