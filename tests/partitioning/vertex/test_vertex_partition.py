@@ -323,6 +323,32 @@ def test_heavy_tailed_variant_turns_fm_off_only_on_heavy_tailed_graphs(monkeypat
     assert calls and all(passes == options.fm_passes for passes in calls)  # a mesh keeps its FM passes
 
 
+def test_fm_finest_only_runs_fm_on_the_finest_level_alone(monkeypatch):
+    """fm_finest_only: FM on the finest level of the cycle only (the coarse levels keep their two-direction
+    passes); without it, FM on coarser levels too. `default`'s heavy-tailed variant sets it."""
+    from apportion.partitioning.vertex import refine as refine_module
+    from apportion.partitioning.vertex.options import PRESETS, preset_options
+
+    assert dict(PRESETS["default"].heavy_tailed.changes)["fm_finest_only"] is True
+    assert PRESETS["default"].fm_finest_only is False
+    sizes = []
+    for kernel in ("kway_fm", "kway_fm_cached"):
+        original = getattr(refine_module, kernel)
+        monkeypatch.setattr(refine_module, kernel,
+                            lambda *a, original=original: sizes.append(a[0].shape[0] - 1) or original(*a))
+    mesh = grid(40, 40)
+    options = preset_options("default", heavy_tailed=None, coarsest_per_block=8)
+    p = apportion.partition(mesh, 4, preset=options)
+    check_partition(mesh, p, 4, np.full(4, 0.25), 0.03)
+    assert len(set(sizes)) > 1 and max(sizes) == mesh.n  # FM on several levels, the finest among them
+    sizes.clear()
+    p = apportion.partition(mesh, 4, preset=preset_options(options, fm_finest_only=True))
+    check_partition(mesh, p, 4, np.full(4, 0.25), 0.03)
+    assert sizes and set(sizes) == {mesh.n}  # the finest level only
+    with pytest.raises(apportion.InputError, match="fm_finest_only must be True or False"):
+        preset_options("default", fm_finest_only=1)
+
+
 @pytest.mark.parametrize("overrides, message", [
     (dict(coarsening="magic"), "PartitionOptions.coarsening = 'magic' is not one of"),
     (dict(matching="greedy"), "PartitionOptions.matching = 'greedy'"),

@@ -123,15 +123,17 @@ def refine_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: 
 def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ctx: PartitionContext, seed: int,
            finest: bool = True, give_up_above: int = -1) -> None:
     """The refinement of one level under `ctx.max_block_weights` as `ctx.options` say: two-direction passes,
-    then FM passes, both on the boundary only; then, on levels of at least `options.flow_min_vertices`
-    vertices (and only on the `finest` level under `options.flow_finest_only`), `options.flow_rounds` rounds
-    of flow refinement of block pairs, followed by FM once more when the flows lowered the cut. FM gives up
+    then FM passes (on the `finest` level only under `options.fm_finest_only`), both on the boundary only;
+    then, on levels of at least `options.flow_min_vertices` vertices (and only on the `finest` level under
+    `options.flow_finest_only`), `options.flow_rounds` rounds of flow refinement of block pairs, followed by FM
+    once more when the flows lowered the cut. FM gives up
     early when it cannot bring the cut to `give_up_above` (the cut of an alternative the caller will keep
     instead; -1: none; `refine_fm`). Updates part and bw."""
     max_weights, options = ctx.max_block_weights, ctx.options
     _, boundary = refine_two_direction(graph, part, bw, max_weights, options.lp_refine_passes, seed)
-    refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 1, boundary,
-              options.fm_min_improvement, give_up_above=give_up_above)
+    if finest or not options.fm_finest_only:
+        refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 1, boundary,
+                  options.fm_min_improvement, give_up_above=give_up_above)
     flows = options.flow_rounds > 0 and graph.n >= options.flow_min_vertices
     if flows and (finest or not options.flow_finest_only):
         before = part.copy()
