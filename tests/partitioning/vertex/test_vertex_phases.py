@@ -407,8 +407,13 @@ def test_gain_cache_is_used_where_hubs_are_and_the_cache_is_small():
     star = LevelGraph.from_graph(Graph.from_edges(src, dst, n=n))
     assert use_gain_cache(star, 4)
     assert not use_gain_cache(star, 2)  # two blocks: the plain kernel's one-block hub keys are exact
-    assert not use_gain_cache(star, 16)  # 401 · 16 entries > 2 per arc
+    assert use_gain_cache(star, 16)  # 401 · 16 entries: 4.0 per arc, within the 8 allowed up to k = 64
+    assert not use_gain_cache(star, 64)  # 16.1 per arc
     assert not use_gain_cache(LevelGraph.from_graph(grid(20, 20)), 2)  # no hubs: the plain kernel is exact
+    u, v = np.triu_indices(70, 1)  # a clique of 70 (degree 69, above the hub degree): 4,830 arcs
+    clique = LevelGraph.from_graph(Graph.from_edges(u.astype(np.int64), v.astype(np.int64), n=70))
+    assert use_gain_cache(clique, 100)  # 1.45 entries per arc
+    assert not use_gain_cache(clique, 300)  # 4.3 per arc: above the 2 allowed past k = 64
 
 
 def test_gain_cache_fm_finds_what_stale_hub_keys_miss():
