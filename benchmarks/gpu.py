@@ -2,9 +2,10 @@
 
 Paths: the scheduler's workloads (PBF, text search: numba-cuda kernels; matmul: cuBLAS through CuPy), the heat
 step, the Gaussian-elimination update, locality-aware SpMV and the whole-graph BFS, SSSP, CC and PageRank kernels
-(apps/graph_kernels.py) on generated graphs. Each path runs through `Device.run` on a CUDADevice and on a CPUDevice (the CPU kernels), warmed up first (Numba and
-numba-cuda compile on first use), best of `--repeats`; results are checked equal (floating-point results: to 1e-9
-in relative L1) before anything is reported. GPU "total" includes the host <-> device copies, "kernel" is launch + compute.
+(apps/graph_kernels.py) on generated graphs. Each path runs through `Device.run` on a CUDADevice and on a
+CPUDevice (the CPU kernels), warmed up first (Numba and numba-cuda compile on first use), best of `--repeats`;
+results are checked equal (floating-point results: to 1e-9 in relative L1) before anything is reported. GPU
+"total" includes the host <-> device copies, "kernel" is launch + compute.
 Locality-aware SpMV (seed 001) runs one thread block per part of a SPAC edge partition against cuSPARSE's CSR SpMV
 (through CuPy) on the same matrix. cuGraph (`cugraph-cu12`), when importable, runs BFS, SSSP, PageRank and weakly
 connected components on the same graph (its own copy of the graph is built outside the timing). The table goes
@@ -387,7 +388,8 @@ def paths_markdown(rows, gpu_name: str, args) -> str:
     def fmt(seconds):
         return "–" if seconds is None else f"{seconds * 1e3:.2f}"
 
-    lines = [f"Measured on {gpu_name} against {args.threads} CPU thread(s) ({platform.processor() or platform.machine()}), "
+    processor = platform.processor() or platform.machine()
+    lines = [f"Measured on {gpu_name} against {args.threads} CPU thread(s) ({processor}), "
              f"best of {args.repeats}, milliseconds; `benchmarks/gpu.py`.", "",
              "| path | input | CPU | GPU total | GPU kernel | speed-up (total) | cuGraph / cuSPARSE |",
              "|---|---|---:|---:|---:|---:|---:|"]

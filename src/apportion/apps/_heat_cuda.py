@@ -2,8 +2,8 @@
 
 One thread per interior point of the block (a 2-D grid of 16 x 16 blocks) reads its four neighbours from the
 padded block and writes u + r·(north + south + west + east − 4u), the same operations in the same order as the
-CPU kernel, its products unfused (`_cuda_exact.mul_rn`), so the results are bit-identical. Imported only when a CUDA device runs a heat step (this module
-imports numba.cuda).
+CPU kernel, its products unfused (`_cuda_exact.mul_rn`), so the results are bit-identical. Imported only when
+a CUDA device runs a heat step (this module imports numba.cuda).
 """
 
 from __future__ import annotations

@@ -135,9 +135,8 @@ def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ctx: PartitionCo
     then FM passes (on the `finest` level only under `options.fm_finest_only`), both on the boundary only;
     then, on levels of at least `options.flow_min_vertices` vertices (and only on the `finest` level under
     `options.flow_finest_only`), `options.flow_rounds` rounds of flow refinement of block pairs, followed by FM
-    once more when the flows lowered the cut. FM gives up
-    early when it cannot bring the cut to `give_up_above` (the cut of an alternative the caller will keep
-    instead; -1: none; `refine_fm`). Updates part and bw."""
+    once more when the flows lowered the cut. FM gives up early when it cannot bring the cut to `give_up_above`
+    (the cut of an alternative the caller will keep instead; -1: none; `refine_fm`). Updates part and bw."""
     max_weights, options = ctx.max_block_weights, ctx.options
     _, boundary = refine_two_direction(graph, part, bw, max_weights, options.lp_refine_passes, seed)
     if finest or not options.fm_finest_only:
