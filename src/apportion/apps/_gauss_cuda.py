@@ -2,7 +2,7 @@
 
 One thread per element of the block (a 2-D grid of 16 x 16 blocks): for global row i > k it writes
 a[i, j] − l_i · u_j where j > k, and l_i where j = k — the same operation as the CPU kernel, the product unfused
-(`_cuda_exact.mul_rn`), so the results are bit-identical. Imported only when a CUDA device runs an elimination
+(`_exact_cuda.mul_rn`), so the results are bit-identical. Imported only when a CUDA device runs an elimination
 step (this module imports numba.cuda).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from numba import cuda
 
-from apportion.apps._cuda_exact import mul_rn
+from apportion.apps._exact_cuda import mul_rn
 
 #: threads per block side
 TILE = 16

@@ -2,7 +2,7 @@
 
 One thread per interior point of the block (a 2-D grid of 16 x 16 blocks) reads its four neighbours from the
 padded block and writes u + r·(north + south + west + east − 4u), the same operations in the same order as the
-CPU kernel, its products unfused (`_cuda_exact.mul_rn`), so the results are bit-identical. Imported only when
+CPU kernel, its products unfused (`_exact_cuda.mul_rn`), so the results are bit-identical. Imported only when
 a CUDA device runs a heat step (this module imports numba.cuda).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from numba import cuda
 
-from apportion.apps._cuda_exact import mul_rn
+from apportion.apps._exact_cuda import mul_rn
 
 #: threads per block side
 TILE = 16
