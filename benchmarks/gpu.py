@@ -189,6 +189,8 @@ PARTITION_FULL = [("delaunay 2^20", "delaunay", dict(n=1 << 20)), ("rgg 2^20", "
                   ("delaunay 2^22", "delaunay", dict(n=1 << 22)), ("rgg 2^22", "rgg", dict(n=1 << 22)),
                   ("delaunay 2^24", "delaunay", dict(n=1 << 24))]
 PARTITION_QUICK = [("delaunay 2^8", "delaunay", dict(n=1 << 8))]
+#: the phases of `PartitionResult.times` shown for apportion's runs
+PHASES = ("coarsen", "initial", "project", "rebalance", "refine", "total")
 #: blocks and imbalance of the comparison (seed 000's experiments: k = 64, epsilon = 3 %)
 PARTITION_K, PARTITION_QUICK_K, PARTITION_EPSILON = 64, 4, 0.03
 
@@ -236,14 +238,15 @@ def partitioner_rows(graph_case, k: int, threads: int, simulated: bool):
         graph = apportion.generate(kind, seed=0, **options)
         limits = None
         for tool in ("apportion GPU", "apportion CPU", "METIS", "KaMinPar", "cuGraph spectral"):
+            phases = None
             try:
                 if tool == "apportion GPU":
                     result = apportion.partition(graph, k, imbalance=PARTITION_EPSILON, device="cuda")
-                    seconds, assignment = result.times["total"], result.assignment
+                    seconds, assignment, phases = result.times["total"], result.assignment, dict(result.times)
                     limits = result.max_block_weights
                 elif tool == "apportion CPU":
                     result = apportion.partition(graph, k, imbalance=PARTITION_EPSILON, threads=threads)
-                    seconds, assignment = result.times["total"], result.assignment
+                    seconds, assignment, phases = result.times["total"], result.assignment, dict(result.times)
                 elif tool == "METIS":
                     import pymetis
 
@@ -279,25 +282,32 @@ def partitioner_rows(graph_case, k: int, threads: int, simulated: bool):
                 continue
             weights = np.bincount(assignment, minlength=k)
             balanced = None if limits is None else bool(np.all(weights <= limits))
-            rows.append((label, tool, seconds, _recount_cut(graph, assignment), balanced))
+            rows.append((label, tool, seconds, _recount_cut(graph, assignment), balanced, phases))
             print(f"  {label}: {tool} {seconds:.3f} s, cut {rows[-1][3]:,}", file=sys.stderr)
     return rows
 
 
 def partitioner_table(rows, gpu_name: str, threads: int, k: int) -> str:
     """The markdown table of `partitioner_rows`: time and cut per tool, cut / METIS cut, KaMinPar time / time."""
-    metis = {label: cut for label, tool, _, cut, _ in rows if tool == "METIS"}
-    kaminpar = {label: s for label, tool, s, _, _ in rows if tool == "KaMinPar"}
+    metis = {label: cut for label, tool, _, cut, _, _ in rows if tool == "METIS"}
+    kaminpar = {label: s for label, tool, s, _, _, _ in rows if tool == "KaMinPar"}
     lines = [f"Measured on {gpu_name}, CPU tools with {threads} thread(s), k = {k}, epsilon = "
              f"{PARTITION_EPSILON:g}, one run each; `benchmarks/gpu.py`. apportion GPU: coarsening and Jet "
              "refinement on the GPU, the coarsest graph partitioned on the CPU.", "",
              "| graph | tool | time (s) | cut | cut / METIS | KaMinPar time / time | within limits |",
              "|---|---|---:|---:|---:|---:|---|"]
-    for label, tool, seconds, cut, balanced in rows:
+    for label, tool, seconds, cut, balanced, _ in rows:
         ratio = f"{cut / metis[label]:.3f}" if metis.get(label) else "–"
         speed = f"{kaminpar[label] / seconds:.2f}×" if label in kaminpar and seconds > 0 else "–"
         lines.append(f"| {label} | {tool} | {seconds:.3f} | {cut:,} | {ratio} | {speed} | "
                      f"{'–' if balanced is None else ('yes' if balanced else 'no')} |")
+    timed = [(label, tool, phases) for label, tool, _, _, _, phases in rows if phases]
+    if timed:  # where apportion's time goes, GPU path beside CPU path (`PartitionResult.times`)
+        lines += ["", "Per-phase seconds of apportion (GPU: coarsen and refine on the device, initial on the CPU):", "",
+                  "| graph | tool | " + " | ".join(PHASES) + " |", "|---|---|" + "---:|" * len(PHASES)]
+        for label, tool, phases in timed:
+            lines.append(f"| {label} | {tool} | " + " | ".join(f"{phases.get(phase, 0.0):.3f}" for phase in PHASES)
+                         + " |")
     return "\n".join(lines)
 
 
