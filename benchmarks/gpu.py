@@ -213,77 +213,77 @@ def _timed(run):
     return time.perf_counter() - start, np.asarray(assignment)
 
 
-_warmed_up = False
+def warm_up_partitioners(k: int, threads: int) -> None:
+    """Compile what the partitioner rows run, untimed: the GPU path on a small mesh, the CPU path as the large
+    suite warms it up (both presets, and the flows of big graphs)."""
+    import apportion
+    from partition import warm_up
+
+    apportion.partition(apportion.generate("delaunay", 512, seed=1), 4, device="cuda")
+    warm_up(k, threads)
 
 
 def partitioner_rows(graph_case, k: int, threads: int, simulated: bool):
-    """(graph, tool, seconds, cut, balanced) rows of one graph: apportion's partitioner with device="cuda"
-    (coarsening and refinement on the GPU, the coarsest graph on the CPU) and on the CPU with `threads` threads,
-    METIS (pymetis), KaMinPar and cuGraph's spectral balanced-cut clustering when importable (each on the same
-    graph; every result's cut recounted here). Every tool runs once; apportion after an untimed warm-up on a
-    small graph (Numba and numba-cuda compile on first use)."""
+    """(graph, tool, seconds, cut, balanced, phases) rows of one graph: apportion's partitioner with
+    device="cuda" (coarsening and refinement on the GPU, the coarsest graph on the CPU) and on the CPU with
+    `threads` threads (phases: their `PartitionResult.times`; None for the others), METIS (pymetis), KaMinPar and
+    cuGraph's spectral balanced-cut clustering when importable (each on the same graph; every result's cut
+    recounted here). Every tool runs once, after `warm_up_partitioners`."""
     import tempfile
 
     import apportion
 
-    global _warmed_up
-    if not _warmed_up:  # the CPU path's warm-up is the large suite's (both presets, and the flows of big graphs)
-        from partition import warm_up
-
-        apportion.partition(apportion.generate("delaunay", 512, seed=1), 4, device="cuda")
-        warm_up(k, threads)
-        _warmed_up = True
     rows = []
-    for label, kind, options in [graph_case]:
-        graph = apportion.generate(kind, seed=0, **options)
-        limits = None
-        for tool in ("apportion GPU", "apportion CPU", "METIS", "KaMinPar", "cuGraph spectral"):
-            phases = None
-            try:
-                if tool == "apportion GPU":
-                    result = apportion.partition(graph, k, imbalance=PARTITION_EPSILON, device="cuda")
-                    seconds, assignment, phases = result.times["total"], result.assignment, dict(result.times)
-                    limits = result.max_block_weights
-                elif tool == "apportion CPU":
-                    result = apportion.partition(graph, k, imbalance=PARTITION_EPSILON, threads=threads)
-                    seconds, assignment, phases = result.times["total"], result.assignment, dict(result.times)
-                elif tool == "METIS":
-                    import pymetis
+    label, kind, options = graph_case
+    graph = apportion.generate(kind, seed=0, **options)
+    limits = None
+    for tool in ("apportion GPU", "apportion CPU", "METIS", "KaMinPar", "cuGraph spectral"):
+        phases = None
+        try:
+            if tool == "apportion GPU":
+                result = apportion.partition(graph, k, imbalance=PARTITION_EPSILON, device="cuda")
+                seconds, assignment, phases = result.times["total"], result.assignment, dict(result.times)
+                limits = result.max_block_weights
+            elif tool == "apportion CPU":
+                result = apportion.partition(graph, k, imbalance=PARTITION_EPSILON, threads=threads)
+                seconds, assignment, phases = result.times["total"], result.assignment, dict(result.times)
+            elif tool == "METIS":
+                import pymetis
 
-                    seconds, assignment = _timed(lambda: pymetis.part_graph(k, xadj=graph.indptr,
-                                                                            adjncy=graph.indices)[1])
-                elif tool == "KaMinPar":
-                    import kaminpar
+                seconds, assignment = _timed(lambda: pymetis.part_graph(k, xadj=graph.indptr,
+                                                                        adjncy=graph.indices)[1])
+            elif tool == "KaMinPar":
+                import kaminpar
 
-                    from apportion.graph.io import write_graph
+                from apportion.graph.io import write_graph
 
-                    with tempfile.TemporaryDirectory() as folder:
-                        path = Path(folder) / "graph.metis"
-                        write_graph(graph, path)
-                        loaded = kaminpar.load_graph(str(path), kaminpar.GraphFileFormat.METIS)
-                    solver = kaminpar.KaMinPar(threads, kaminpar.default_context())
-                    kaminpar.reseed(0)
-                    seconds, assignment = _timed(lambda: solver.compute_partition(loaded, k, PARTITION_EPSILON))
-                else:
-                    if simulated:
-                        continue
-                    import cudf
-                    import cugraph
+                with tempfile.TemporaryDirectory() as folder:
+                    path = Path(folder) / "graph.metis"
+                    write_graph(graph, path)
+                    loaded = kaminpar.load_graph(str(path), kaminpar.GraphFileFormat.METIS)
+                solver = kaminpar.KaMinPar(threads, kaminpar.default_context())
+                kaminpar.reseed(0)
+                seconds, assignment = _timed(lambda: solver.compute_partition(loaded, k, PARTITION_EPSILON))
+            else:
+                if simulated:
+                    continue
+                import cudf
+                import cugraph
 
-                    u, v, _ = graph.edges()
-                    frame = cudf.DataFrame({"src": np.concatenate([u, v]), "dst": np.concatenate([v, u])})
-                    cu_graph = cugraph.Graph()
-                    cu_graph.from_cudf_edgelist(frame, source="src", destination="dst")
-                    seconds, clusters = _timed(lambda: cugraph.spectralBalancedCutClustering(cu_graph, k))
-                    clusters = clusters.to_pandas()
-                    assignment = np.zeros(graph.n, dtype=np.int64)
-                    assignment[clusters["vertex"].to_numpy()] = clusters["cluster"].to_numpy()
-            except ImportError:
-                continue
-            weights = np.bincount(assignment, minlength=k)
-            balanced = None if limits is None else bool(np.all(weights <= limits))
-            rows.append((label, tool, seconds, _recount_cut(graph, assignment), balanced, phases))
-            print(f"  {label}: {tool} {seconds:.3f} s, cut {rows[-1][3]:,}", file=sys.stderr)
+                u, v, _ = graph.edges()
+                frame = cudf.DataFrame({"src": np.concatenate([u, v]), "dst": np.concatenate([v, u])})
+                cu_graph = cugraph.Graph()
+                cu_graph.from_cudf_edgelist(frame, source="src", destination="dst")
+                seconds, clusters = _timed(lambda: cugraph.spectralBalancedCutClustering(cu_graph, k))
+                clusters = clusters.to_pandas()
+                assignment = np.zeros(graph.n, dtype=np.int64)
+                assignment[clusters["vertex"].to_numpy()] = clusters["cluster"].to_numpy()
+        except ImportError:
+            continue
+        weights = np.bincount(assignment, minlength=k)
+        balanced = None if limits is None else bool(np.all(weights <= limits))
+        rows.append((label, tool, seconds, _recount_cut(graph, assignment), balanced, phases))
+        print(f"  {label}: {tool} {seconds:.3f} s, cut {rows[-1][3]:,}", file=sys.stderr)
     return rows
 
 
@@ -340,6 +340,7 @@ def main() -> int:
     k = PARTITION_QUICK_K if args.quick else PARTITION_K
     graphs = PARTITION_QUICK if args.quick else [case for case in PARTITION_FULL
                                                  if case[2]["n"] <= 1 << args.partition_max]
+    warm_up_partitioners(k, cores)
     rows = []
     for graph_case in graphs:  # the table is rewritten after each graph, so a run cut short keeps what it measured
         rows += partitioner_rows(graph_case, k, cores, simulated)

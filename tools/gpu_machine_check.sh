@@ -11,7 +11,11 @@
 # repository's src/ on PYTHONPATH (no install). Seen on an H200 image with NumPy 2.5: numba-cuda 0.30.4 does not
 # import there (np.row_stack is gone), so put NumPy 2.4 first on PYTHONPATH.
 set -u
-out=${1:?usage: gpu_machine_check.sh OUTDIR [SECONDS] [PARTITION_MAX_LOG2]}
+if [ $# -lt 1 ]; then
+  echo "usage: bash tools/gpu_machine_check.sh OUTDIR [SECONDS] [PARTITION_MAX_LOG2]" >&2
+  exit 2
+fi
+out=$1
 total=${2:-540}
 pmax=${3:-22}
 mkdir -p "$out"
