@@ -40,6 +40,7 @@ from numba import njit
 
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
+from apportion.graph.reorder import bfs_order
 from apportion.partitioning.vertex.multilevel import partition
 
 METHODS = ("partition", "ranges", "random")
@@ -250,7 +251,7 @@ def relabelled(graph: Graph, placement: Placement, order: str = "bfs") -> tuple[
 def _relabel(graph: Graph, placement: Placement, order: str) -> tuple[Graph, Placement, np.ndarray]:
     """`relabelled`'s work, uncached."""
     n = graph.n
-    by_bfs = bfs_order(graph.indptr, graph.indices)
+    by_bfs = bfs_order(graph)
     if order == "degree":
         by_bfs = by_bfs[np.argsort(-np.diff(graph.indptr)[by_bfs], kind="stable")]
     permutation = by_bfs[np.argsort(placement.owner[by_bfs], kind="stable")]
@@ -263,33 +264,6 @@ def _relabel(graph: Graph, placement: Placement, order: str) -> tuple[Graph, Pla
     moved = Placement(owner=np.ascontiguousarray(placement.owner[permutation]), k=placement.k, method=placement.method,
                       seed=placement.seed, time_s=placement.time_s, cut=placement.cut)
     return renumbered, moved, new_of_old
-
-
-@njit(cache=True, nogil=True)
-def bfs_order(indptr, indices):
-    """Every vertex once, in breadth-first order from the least unvisited id of each component (a locality
-    order: neighbours get near ids)."""
-    n = indptr.shape[0] - 1
-    order = np.empty(n, dtype=np.int64)
-    seen = np.zeros(n, dtype=np.uint8)
-    tail = 0
-    head = 0
-    for root in range(n):
-        if seen[root]:
-            continue
-        seen[root] = 1
-        order[tail] = root
-        tail += 1
-        while head < tail:
-            v = order[head]
-            head += 1
-            for e in range(indptr[v], indptr[v + 1]):
-                u = indices[e]
-                if not seen[u]:
-                    seen[u] = 1
-                    order[tail] = u
-                    tail += 1
-    return order
 
 
 def relabelled_arc_values(graph: Graph, renumbered: Graph, new_of_old: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -357,6 +357,7 @@ def test_fm_finest_only_runs_fm_on_the_finest_level_alone(monkeypatch):
     (dict(min_shrink=float("nan")), "PartitionOptions.min_shrink must be a finite number"),
     (dict(colour=3), "unknown PartitionOptions field 'colour'"),
     (dict(heavy_tailed="auto"), "PartitionOptions.heavy_tailed must be a Variant"),
+    (dict(reorder="rcm"), "PartitionOptions.reorder = 'rcm' is not one of"),
 ])
 def test_wrong_options_name_the_field(overrides, message):
     from apportion.partitioning.vertex.options import preset_options
@@ -426,3 +427,59 @@ def test_progress_counts_the_core_periphery_candidate(monkeypatch):
     assert log["opened"] == ["partitioning"]
     assert log["total"] == 10  # strong's 5 cycles, and 5 more for the candidate's core
     assert log["advanced"] == pytest.approx(log["total"])  # the line ends full
+
+
+def shuffled_mesh(n: int, seed: int) -> Graph:
+    """A grid (neighbours 1 or a row apart) with its ids shuffled: the scattered numbering `reorder` is for."""
+    side = int(math.isqrt(n))
+    ordered = grid(side, side)
+    shuffle = np.random.default_rng(seed).permutation(ordered.n)
+    u, v, _ = ordered.edges()
+    return Graph.from_edges(shuffle[u], shuffle[v], n=ordered.n)
+
+
+@pytest.mark.parametrize("preset", ["fast", "default"])
+@pytest.mark.parametrize("k", [2, 7])
+def test_reordered_partition_comes_back_in_the_callers_ids(preset, k):
+    from apportion.partitioning.vertex.options import preset_options
+
+    graph = shuffled_mesh(40 * 40, seed=k)
+    shares = np.full(k, 1.0 / k)
+    reordered = apportion.partition(graph, k, preset=preset_options(preset, reorder="bfs"), seed=3)
+    check_partition(graph, reordered, k, shares, 0.03)  # cut and weights recounted on the caller's graph
+    assert "reorder" in reordered.times
+    plain = apportion.partition(graph, k, preset=preset_options(preset, reorder="none"), seed=3)
+    check_partition(graph, plain, k, shares, 0.03)
+    assert "reorder" not in plain.times
+    # a mesh partitioned in either numbering cuts about as much: a block per region, not scattered ids
+    assert reordered.cut <= 1.5 * plain.cut and plain.cut <= 1.5 * reordered.cut
+    again = apportion.partition(graph, k, preset=preset_options(preset, reorder="bfs"), seed=3)
+    assert np.array_equal(again.assignment, reordered.assignment)
+
+
+def test_auto_reorders_only_large_graphs_with_scattered_ids_and_no_hubs():
+    from apportion.partitioning.vertex.multilevel import wants_reorder
+    from apportion.partitioning.vertex.options import preset_options
+
+    auto = preset_options("default", reorder_min_vertices=1000)
+    scattered = shuffled_mesh(50 * 50, seed=0)
+    assert wants_reorder(scattered, auto, "cpu")
+    assert not wants_reorder(scattered, auto, "cuda")  # "auto" renumbers for the CPU kernels only
+    assert not wants_reorder(scattered, preset_options("default", reorder_min_vertices=3000), "cpu")
+    assert not wants_reorder(grid(50, 50), auto, "cpu")  # ids already along the rows
+    u, v, _ = scattered.edges()
+    everyone = np.arange(1, scattered.n)
+    hub = Graph.from_edges(np.concatenate([u, np.zeros_like(everyone)]), np.concatenate([v, everyone]),
+                           n=scattered.n)
+    assert not wants_reorder(hub, auto, "cpu")  # a hub: its row is read from everywhere whatever the ids
+    assert not wants_reorder(scattered, preset_options("default", reorder="none"), "cpu")
+    assert wants_reorder(grid(5, 5), preset_options("default", reorder="bfs"), "cpu")
+    # the presets' own threshold: no graph of the test suite's sizes is renumbered unasked
+    assert not wants_reorder(scattered, preset_options("default"), "cpu")
+
+
+def test_a_variant_cannot_set_the_renumbering():
+    from apportion.partitioning.vertex.options import Variant, preset_options
+
+    with pytest.raises(apportion.InputError, match="sets 'reorder'"):
+        preset_options("default", runs=(Variant.of("bad", reorder="none"),)).validated()
