@@ -114,8 +114,7 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
             new_of_old = None
             if wants_reorder(graph, options, device):
                 with watch.phase("reorder"):
-                    order = bfs_order(graph)
-                    graph, new_of_old = renumber(graph, order)
+                    graph, new_of_old = renumber(graph, bfs_order(graph))
                     vertex_weights = kernel_vertex_weights(graph)
             hub_block = options.hub_block and device == "cpu" and k > 1 and is_skewed(graph, HUB_BLOCK_MIN_RATIO)
             # one multilevel cycle: the hub block is built before its finest level is refined, so that FM there
