@@ -14,6 +14,7 @@ import numba
 import numpy as np
 
 from apportion._chunked import run_chunked, thread_budget
+from apportion.graph._degree_kernels import degree_extremes
 from apportion.partitioning.vertex._coarsen_kernels import (
     ORDER_RUN, apply_lp_choices, batched_order, labels_to_cmap, lp_choices, mutual_choices, mutual_pairs,
     suitor_matching, table_size, two_hop_matching)
@@ -81,7 +82,7 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
     chunks = 4 * thread_budget()
     labels = np.arange(n, dtype=np.int32)
     cluster_weights = vertex_weights.copy()
-    max_degree = int(np.diff(indptr).max()) if n else 0
+    max_degree = int(degree_extremes(indptr)[0])
     size = table_size(max_degree)  # one open-addressing table row per thread; a vertex uses its first slots
     dense = dense_rating(n, int(indptr[n]) if n else 0)
     rows = max(1, min(thread_budget(), chunks))  # as many as run_chunked's threads

@@ -18,6 +18,7 @@ from apportion import ui
 from apportion._memory import release_free_memory
 from apportion.checks import check_imbalance, check_k, check_seed, check_shares, check_threads
 from apportion.errors import InputError, UnavailableError
+from apportion.graph._degree_kernels import degree_extremes
 from apportion.graph.csr import as_graph
 from apportion.graph.metrics import imbalance_against, whole_target_weights
 from apportion.graph.reorder import bfs_order, locality_spread, renumber
@@ -236,11 +237,10 @@ def is_skewed(graph: LevelGraph, ratio: float) -> bool:
     (never when ratio <= 0): the heavy-tailed graphs that `PartitionOptions.heavy_tailed` is for."""
     if ratio <= 0 or graph.n == 0:
         return False
-    degrees = np.diff(graph.indptr)
-    connected = int(np.count_nonzero(degrees))
+    largest, connected = degree_extremes(graph.indptr)
     if connected == 0:
         return False
-    return float(degrees.max()) >= ratio * float(degrees.sum()) / connected
+    return float(largest) >= ratio * float(graph.indptr[-1]) / connected
 
 
 def _run_options(options: PartitionOptions, run: int) -> PartitionOptions:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from apportion._chunked import run_chunked, thread_budget
+from apportion.graph._degree_kernels import degree_extremes
 from apportion._memory import release_free_memory
 from apportion.partitioning.vertex._fm_gain_cache_kernels import fill_gain_cache_chunk, kway_fm_cached
 from apportion.partitioning.vertex._refine_kernels import (
@@ -90,7 +91,7 @@ def use_gain_cache(graph: LevelGraph, k: int) -> bool:
     per_arc = GAIN_CACHE_ENTRIES_PER_ARC if k <= GAIN_CACHE_WIDE_K else GAIN_CACHE_ENTRIES_PER_ARC_WIDE
     if k < 3 or graph.n == 0 or arcs == 0 or graph.n * k > per_arc * arcs:
         return False
-    return int(np.diff(graph.indptr).max()) > EXACT_UPDATE_DEGREE
+    return int(degree_extremes(graph.indptr)[0]) > EXACT_UPDATE_DEGREE
 
 
 def gain_cache(graph: LevelGraph, part: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
