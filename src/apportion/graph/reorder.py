@@ -5,8 +5,8 @@ block, its level). When the ids are random — as in graphs generated from rando
 or graphs whose ids came from a hash — every such read misses the caches once the graph outgrows them, and the
 walk runs at memory latency. Numbered in breadth-first order, a vertex's neighbours sit near it and the reads hit
 lines already loaded. Measured with the partitioner (k = 64, 2 threads, same process): delaunay 2^22 `fast`
-3.79 -> 1.86 s and `default` 4.77 -> 2.72 s on the renumbered graph, which costs 0.48 s to make (docs/partition.md,
-"Locality").
+3.79 -> 1.86 s and `default` 4.77 -> 2.72 s on the renumbered graph, which costs 0.5 s to make (docs/partition.md,
+"Renumbering for locality").
 
 - `locality_spread(graph)`: the median |u − v| / n over a seeded sample of arcs — about 0.3 for random ids,
   well under 0.01 for meshes numbered along space (the DIMACS10 graphs).

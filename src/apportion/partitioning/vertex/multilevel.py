@@ -83,8 +83,8 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     than every block's limit); UnavailableError for device="cuda" without a GPU (and without the simulator).
 
     Phases: reorder (the breadth-first renumbering of a large graph with scattered ids, `PartitionOptions.reorder`;
-    the result is in the caller's ids), coarsen (seed 000 ch. 4.3.2 / 5.2.1-5.2.2), initial (ch. 4.3.3 / 5.2.3), uncoarsen = project +
-    rebalance + refine (ch. 4.3.4 / 5.2.4) at every level.
+    the result is in the caller's ids), coarsen (seed 000 ch. 4.3.2 / 5.2.1-5.2.2), initial (ch. 4.3.3 /
+    5.2.3), uncoarsen = project + rebalance + refine (ch. 4.3.4 / 5.2.4) at every level.
     """
     started = time.perf_counter()
     graph = as_graph(graph)

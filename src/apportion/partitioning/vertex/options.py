@@ -120,7 +120,7 @@ class PartitionOptions:
             "none". The partition comes back in the caller's ids either way; only the order of equal choices
             differs. Random ids make every per-arc read of a neighbour's label a cache miss once the graph
             outgrows the caches: delaunay 2^22, k = 64, `fast` 3.79 -> 1.86 s and `default` 4.77 -> 2.72 s on
-            the renumbered graph, for 0.5 s of renumbering (docs/partition.md, "Locality").
+            the renumbered graph, for 0.5 s of renumbering (docs/partition.md, "Renumbering for locality").
         reorder_min_vertices: ... from this many vertices (below, the graph's arrays stay in the caches).
         reorder_min_spread: ... when the median |u − v| / n over sampled arcs is at least this (random ids:
             about 0.3; meshes numbered along space: under 0.01).

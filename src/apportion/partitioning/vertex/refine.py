@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from apportion._chunked import run_chunked, thread_budget
-from apportion.graph._degree_kernels import degree_extremes
 from apportion._memory import release_free_memory
+from apportion.graph._degree_kernels import degree_extremes
 from apportion.partitioning.vertex._fm_gain_cache_kernels import fill_gain_cache_chunk, kway_fm_cached
 from apportion.partitioning.vertex._refine_kernels import (
     EXACT_UPDATE_DEGREE, accept_requests, afterburner, apply_if_not_worse, boundary_vertices, file_requests,
