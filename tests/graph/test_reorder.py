@@ -4,12 +4,14 @@ against the original edge by edge, and the locality measure on numberings it mus
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 from scipy.sparse.csgraph import breadth_first_order
 
 from apportion import generate
+from apportion.errors import InputError
 from apportion.graph.csr import Graph
-from apportion.graph.reorder import bfs_order, locality_spread, renumber
+from apportion.graph.reorder import bfs_order, locality_spread, renumber, renumber_breadth_first
 
 
 def random_graph(n: int, density: float, seed: int, weighted: bool, ncon: int = 0) -> Graph:
@@ -65,6 +67,15 @@ def test_renumbered_graph_is_the_same_graph_under_the_permutation(n, density, se
     assert np.array_equal(checked.indices, renumbered.indices)
 
 
+def test_breadth_first_renumbering_is_renumber_by_the_bfs_order():
+    graph = random_graph(200, 3.0, seed=5, weighted=True, ncon=1)
+    made, new_of_old = renumber_breadth_first(graph)
+    checked, checked_new_of_old = renumber(graph, bfs_order(graph))
+    assert np.array_equal(new_of_old, checked_new_of_old)
+    assert np.array_equal(made.indices, checked.indices) and np.array_equal(made.edge_weights, checked.edge_weights)
+    assert np.array_equal(made.vertex_weights, checked.vertex_weights)
+
+
 def test_locality_spread_tells_scattered_ids_from_ordered_ones():
     grid = generate("grid2d", 64 * 64, seed=0)  # row-major ids: neighbours 1 or 64 apart
     mesh = generate("delaunay", 1 << 12, seed=0)  # ids of random points
@@ -74,3 +85,10 @@ def test_locality_spread_tells_scattered_ids_from_ordered_ones():
     assert locality_spread(renumbered) < 0.05
     assert locality_spread(generate("delaunay", 1 << 12, seed=0)) == locality_spread(mesh)  # seeded sample
     assert locality_spread(Graph.from_edges([], [], n=5)) == 0.0
+
+
+@pytest.mark.parametrize("order", [[0, 1, 2], [0, 1, 2, 2], [0, 1, 2, 4], [-1, 0, 1, 2], [0.0, 1.0, 2.0, 3.0]])
+def test_renumber_refuses_an_order_that_is_not_a_permutation(order):
+    graph = Graph.from_edges([0, 1, 2], [1, 2, 3], n=4)
+    with pytest.raises(InputError, match="each of the 4 vertex ids once"):
+        renumber(graph, np.array(order))

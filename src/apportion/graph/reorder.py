@@ -12,7 +12,8 @@ lines already loaded. Measured with the partitioner (k = 64, 2 threads, same pro
   well under 0.01 for meshes numbered along space (the DIMACS10 graphs).
 - `bfs_order(graph)`: every vertex once, breadth-first from the least unvisited id of each component.
 - `renumber(graph, order)`: the graph whose vertex i is old vertex order[i] (rows sorted, weights carried),
-  and new_of_old to map results back (`values_new[new_of_old]` is indexed by old ids).
+  and new_of_old to map results back (`values_new[new_of_old]` is indexed by old ids);
+  `renumber_breadth_first(graph)` the same in `bfs_order`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 
 from apportion._chunked import run_chunked, thread_budget
 from apportion.graph import _reorder_kernels as kernels
+from apportion.errors import InputError
 from apportion.graph.csr import Graph
 
 #: arcs sampled by `locality_spread`
@@ -45,9 +47,25 @@ def bfs_order(graph: Graph) -> np.ndarray:
 def renumber(graph: Graph, order: np.ndarray) -> tuple[Graph, np.ndarray]:
     """(the graph with vertex i = old vertex order[i], new_of_old): neighbour lists sorted, edge weights moved
     with their arcs, vertex weights with their vertices; new_of_old[v] is old vertex v's new id. The rows are
-    made on every thread (`apportion._chunked`)."""
+    made on every thread (`apportion._chunked`). Raises InputError when `order` is not a permutation of
+    0..n − 1."""
     n = graph.n
-    order = np.ascontiguousarray(order, dtype=graph.indices.dtype)
+    order = np.asarray(order)
+    if order.shape != (n,) or not np.issubdtype(order.dtype, np.integer) or (
+            n and (order.min() < 0 or order.max() >= n or np.count_nonzero(np.bincount(order, minlength=n)) != n)):
+        raise InputError(f"renumber: the order must list each of the {n} vertex ids once")
+    return _renumbered(graph, np.ascontiguousarray(order, dtype=graph.indices.dtype))
+
+
+def renumber_breadth_first(graph: Graph) -> tuple[Graph, np.ndarray]:
+    """`renumber(graph, bfs_order(graph))`, without checking the order it made itself (the partitioner's
+    renumbering, `PartitionOptions.reorder`)."""
+    return _renumbered(graph, bfs_order(graph))
+
+
+def _renumbered(graph: Graph, order: np.ndarray) -> tuple[Graph, np.ndarray]:
+    """`renumber`'s work, for an order known to be a permutation in the ids' dtype."""
+    n = graph.n
     new_of_old = np.empty(n, dtype=graph.indices.dtype)
     indptr = np.empty(n + 1, dtype=np.int64)
     kernels.renumbered_indptr(graph.indptr, order, new_of_old, indptr)

@@ -21,7 +21,7 @@ from apportion.errors import InputError, UnavailableError
 from apportion.graph._degree_kernels import degree_extremes
 from apportion.graph.csr import as_graph
 from apportion.graph.metrics import imbalance_against, whole_target_weights
-from apportion.graph.reorder import bfs_order, locality_spread, renumber
+from apportion.graph.reorder import locality_spread, renumber_breadth_first
 from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut, edge_cut_parallel
 from apportion.partitioning.vertex._balance_kernels import place_isolated
 from apportion.partitioning.vertex.balance import check_feasible, max_block_weights, rebalance_partition
@@ -115,7 +115,7 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
             new_of_old = None
             if wants_reorder(graph, options, device):
                 with watch.phase("reorder"):
-                    graph, new_of_old = renumber(graph, bfs_order(graph))
+                    graph, new_of_old = renumber_breadth_first(graph)
                     vertex_weights = kernel_vertex_weights(graph)
             hub_block = options.hub_block and device == "cpu" and k > 1 and is_skewed(graph, HUB_BLOCK_MIN_RATIO)
             # one multilevel cycle: the hub block is built before its finest level is refined, so that FM there
