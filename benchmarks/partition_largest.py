@@ -12,7 +12,8 @@ same thread count, then a check of each partition's cut and balance. A process i
 memory passes `--memory-gb` (default: the machine's memory less 2 GB, so that the machine itself survives) or it
 runs past `--timeout` seconds; that is the tool's failure at that size, and it is not run on larger graphs. A
 generator failing ends the kind (no tool can be tried larger). Writes the table into docs/partition.md between
-`<!-- BEGIN partition-largest -->` and `<!-- END partition-largest -->`.
+`<!-- BEGIN partition-largest -->` and `<!-- END partition-largest -->`; with `--kinds` naming some kinds, the other
+kinds' rows already there are kept (and the table says they come from an earlier run).
 """
 
 from __future__ import annotations
@@ -119,9 +120,49 @@ def machine_memory_kib() -> int:
     raise RuntimeError("no MemTotal in /proc/meminfo")
 
 
+def kept_rows(page: str, rerun: tuple[str, ...]) -> tuple[list[list[str]], list[list[str]]]:
+    """The summary rows and the step rows (each step with its tool rows) of the kinds *not* in `rerun`, from the
+    generated block of `page` (docs/partition.md): a run of some kinds keeps the others' results."""
+    begin, end = "<!-- BEGIN partition-largest -->", "<!-- END partition-largest -->"
+    if begin not in page or end not in page:
+        return [], []
+    block = page.split(begin, 1)[1].split(end, 1)[0]
+    cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in block.splitlines()
+             if line.startswith("| ") and not line.startswith("| graph")]
+    summary, steps, kind = [], [], None
+    for row in cells:
+        if len(row) == 4:  # the summary table: graph, tool, largest, first failure
+            if row[0] in KINDS and row[0] not in rerun:
+                summary.append(row)
+            continue
+        if row[0]:  # a step: "rmat 2^23" (generated, or the generator's failure); its tools follow with no name
+            kind = row[0].split()[0]
+        if kind in KINDS and kind not in rerun:
+            steps.append(row)
+    return summary, steps
+
+
+def _by_kind(rows: list[list[str]]) -> list[list[str]]:
+    """Summary rows in the order of KINDS (stable within a kind)."""
+    return sorted(rows, key=lambda row: KINDS.index(row[0]))
+
+
+def _grouped(rows: list[list[str]]) -> list[list[str]]:
+    """Step rows (a named row, then its tools' unnamed ones) with the steps in the order of KINDS (stable)."""
+    groups: list[list[list[str]]] = []
+    for row in rows:
+        if row[0] or not groups:
+            groups.append([row])
+        else:
+            groups[-1].append(row)
+    groups.sort(key=lambda group: KINDS.index(group[0][0].split()[0]))
+    return [row for group in groups for row in group]
+
+
 def largest_text(start: int, stop: int, threads: int, memory_kib: int, timeout_s: float,
-                 kinds: tuple[str, ...] = KINDS) -> str:
-    """Double each kind from 2^start to 2^stop until every tool has failed; the generated markdown."""
+                 kinds: tuple[str, ...] = KINDS, kept: tuple[list, list] = ([], [])) -> str:
+    """Double each kind from 2^start to 2^stop until every tool has failed; the generated markdown. `kept`:
+    summary and step rows of other kinds from an earlier run (`kept_rows`), put beside this run's."""
     tmp = Path(tempfile.mkdtemp(prefix="apportion-largest-"))
     python = sys.executable
     rows, summary = [], []
@@ -176,13 +217,19 @@ def largest_text(start: int, stop: int, threads: int, memory_kib: int, timeout_s
                 summary.append([kind, tool, largest[tool], first_failure[tool]])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    kept_summary, kept_steps = kept
+    earlier = sorted({row[0] for row in kept_summary}, key=KINDS.index)
+    note = (f" The {' and '.join(earlier)} rows come from an earlier run of this script (this run: "
+            f"{', '.join(kinds)} only)." if earlier else "")
+    steps = kept_steps + rows
     return (f"Mode `largest`, k = {K}, ε = {EPSILON}, {threads} threads, seed 0; sizes from 2^{start} doubling "
             f"to 2^{stop}; each step in a fresh process, killed past {memory_kib / 2**20:.0f} GB resident or "
             f"{timeout_s / 60:.0f} min; peak memory is the process's peak resident set (reading the graph included; the time "
-            f"is the partitioner's alone). A tool that fails is not run on larger graphs.\n\n"
-            + table(["graph", "tool", "largest partitioned (time, peak memory)", "first failure"], summary)
+            f"is the partitioner's alone). A tool that fails is not run on larger graphs.{note}\n\n"
+            + table(["graph", "tool", "largest partitioned (time, peak memory)", "first failure"],
+                    _by_kind(kept_summary + summary))
             + "\n\nEvery step:\n\n"
-            + table(["graph", "step", "time (s)", "peak GB", "cut", "balanced", "failure"], rows))
+            + table(["graph", "step", "time (s)", "peak GB", "cut", "balanced", "failure"], _grouped(steps)))
 
 
 def main() -> int:
@@ -204,7 +251,9 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown kind {unknown[0]!r}: choose from {', '.join(KINDS)}")
     warm_up(K, args.threads)  # every step's process then loads the JIT cache
-    text = largest_text(args.start, args.max, args.threads, limit, args.timeout, kinds)
+    # a run of some kinds keeps the other kinds' rows of the page (from an earlier run; the table says so)
+    kept = kept_rows(DOCS.read_text(encoding="utf-8"), kinds) if not args.no_docs and DOCS.exists() else ([], [])
+    text = largest_text(args.start, args.max, args.threads, limit, args.timeout, kinds, kept)
     print(text)
     if not args.no_docs:
         write_generated_block(DOCS, "partition-largest", text)
