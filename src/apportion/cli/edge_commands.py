@@ -7,6 +7,7 @@ import argparse
 from apportion.checks import check_imbalance, check_k, check_seed
 from apportion.cli.common import add_command, add_graph_input, check_outputs, emit_json, load_graph_args, print_table
 from apportion.errors import InputError
+from apportion.partitioning.vertex.options import PRESETS
 from apportion.ui import progress
 
 
@@ -58,7 +59,7 @@ def register(subparsers) -> None:
 def _add_method_options(p) -> None:
     p.add_argument("--refine", choices=("auto", "on", "off"), default="auto",
                    help="group-move refinement after the method (auto: on for spac and ne, off otherwise)")
-    p.add_argument("--vertex-preset", choices=("fast", "default", "strong"), default=None,
+    p.add_argument("--vertex-preset", choices=PRESETS.names(), default=None,
                    help="preset of the vertex partitioner inside spac / wvp-* (default: default)")
     p.add_argument("--run-cap", type=_positive_int, default=None, metavar="C",
                    help="spac: partition Ψ pre-clustered into runs of at most C consecutive clones "

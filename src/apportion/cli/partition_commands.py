@@ -22,6 +22,7 @@ from apportion.cli.common import (
     print_table,
 )
 from apportion.checks import check_imbalance, check_k, check_seed, check_shares, check_threads, integer
+from apportion.partitioning.vertex.options import PRESETS
 
 # `-o` given without a file name: gpmetis's GRAPH.part.K
 _GPMETIS_NAME = object()
@@ -40,8 +41,8 @@ def register(subparsers) -> None:
     p.add_argument("--targets", default=None, metavar="T1,T2,…",
                    help="relative block sizes (e.g. device speeds) 4,2,1,1 or VALUExCOUNT runs like 2x3,1x5; "
                         "K entries (default: equal)")
-    p.add_argument("--preset", choices=("fast", "default", "strong"), default="default",
-                   help="speed/quality trade-off (default: default)")
+    p.add_argument("--preset", choices=PRESETS.names(), default="default",
+                   help="speed/quality trade-off, each slower and better than the one before (default: default)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     p.add_argument("--threads", type=int, default=None, metavar="T", help="worker threads (default: all cores)")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu",

@@ -4,8 +4,11 @@ kernel's value equals networkx's on random networks."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import networkx as nx
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from apportion.graph.csr import Graph
@@ -213,8 +216,37 @@ def test_batched_pairs_give_what_the_pairs_one_after_the_other_give(n, k, seed, 
     assert np.array_equal(bw_batched, bw)
 
 
-def test_strong_preset_runs_flows():
-    assert PRESETS["strong"].flow_rounds > 0
+def test_strong_and_quality_run_flows_on_every_level():
+    for name in ("strong", "quality"):
+        options = PRESETS[name]
+        assert options.flow_rounds > 0 and options.flow_min_vertices == 0 and not options.flow_finest_only
+
+
+def test_strong_is_default_with_flows_on_every_level(monkeypatch):
+    """strong differs from default only in its flows: on a graph where default runs none (under its size
+    floor), strong refines every level by flows and cuts no more than default."""
+    import apportion
+    from apportion.partitioning.vertex import refine as refine_module
+
+    default, strong = PRESETS["default"], PRESETS["strong"]
+    flow_fields = {"flow_min_vertices", "flow_finest_only", "flow_region_fraction", "flow_region_depth",
+                   "flow_max_piercings"}
+    differ = {f.name for f in dataclasses.fields(default) if getattr(default, f.name) != getattr(strong, f.name)}
+    assert differ <= flow_fields and differ
+    sizes = []
+    original = refine_module.refine_flows
+
+    def counting(graph, *args, **kwargs):
+        sizes.append(graph.n)
+        return original(graph, *args, **kwargs)
+
+    monkeypatch.setattr(refine_module, "refine_flows", counting)
+    mesh = apportion.generate("delaunay", n=3000, seed=4)
+    plain = apportion.partition(mesh, 8, seed=0)
+    assert not sizes
+    flowed = apportion.partition(mesh, 8, seed=0, preset="strong")
+    assert len(sizes) > 1 and max(sizes) == mesh.n  # every level, the finest included
+    assert flowed.balanced and flowed.cut <= plain.cut
 
 
 def test_default_runs_cheap_flows_on_the_finest_level_of_large_graphs_only(monkeypatch):
@@ -250,8 +282,10 @@ def test_default_runs_cheap_flows_on_the_finest_level_of_large_graphs_only(monke
         raise AssertionError("a non-bool flow_finest_only was accepted")
 
 
-def test_flows_skip_hub_graphs_and_run_on_others(monkeypatch):
-    """strong's heavy-tailed variant: flows on a mesh-like graph, none on one dominated by hubs."""
+@pytest.mark.parametrize("preset", ["strong", "quality"])
+def test_flows_skip_hub_graphs_and_run_on_others(monkeypatch, preset):
+    """The heavy-tailed variant of the presets with flows: flows on a mesh-like graph, none on one dominated by
+    hubs."""
     import apportion
     from apportion.partitioning.vertex import refine as refine_module
 
@@ -264,7 +298,7 @@ def test_flows_skip_hub_graphs_and_run_on_others(monkeypatch):
 
     monkeypatch.setattr(refine_module, "refine_flows", counting)
     grid = apportion.generate("grid2d", rows=30, cols=30)
-    apportion.partition(grid, 4, preset="strong")
+    apportion.partition(grid, 4, preset=preset)
     assert calls
     calls.clear()
     # grid plus a hub joined to every vertex: maximum degree 900 against an average of about 6
@@ -272,7 +306,7 @@ def test_flows_skip_hub_graphs_and_run_on_others(monkeypatch):
     hub = grid.n
     hubbed = Graph.from_edges(np.concatenate([u, np.full(grid.n, hub)]),
                               np.concatenate([v, np.arange(grid.n)]), n=grid.n + 1)
-    assert dict(PRESETS["strong"].heavy_tailed.changes)["flow_rounds"] == 0
-    assert PRESETS["strong"].heavy_tailed_ratio * 2 * hubbed.m / hubbed.n < hubbed.degrees().max()
-    apportion.partition(hubbed, 4, preset="strong")
+    assert dict(PRESETS[preset].heavy_tailed.changes)["flow_rounds"] == 0
+    assert PRESETS[preset].heavy_tailed_ratio * 2 * hubbed.m / hubbed.n < hubbed.degrees().max()
+    apportion.partition(hubbed, 4, preset=preset)
     assert not calls

@@ -47,15 +47,15 @@ def test_bad_input_exit_2_without_output(cli, karate_file, tmp_path):
     assert missing.returncode == 2
 
 
-def test_strong_partition_prints_no_progress_when_piped(cli):
-    # 4elt (15,606 vertices) with strong is long enough for a progress line on a terminal; piped, none
-    result = cli("partition", "dataset:4elt", "-k", "4", "--preset", "strong")
+def test_quality_partition_prints_no_progress_when_piped(cli):
+    # 4elt (15,606 vertices) with quality is long enough for a progress line on a terminal; piped, none
+    result = cli("partition", "dataset:4elt", "-k", "4", "--preset", "quality")
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert "cut" in result.stdout
 
 
-def test_strong_partition_shows_a_progress_line_on_a_terminal():
+def test_quality_partition_shows_a_progress_line_on_a_terminal():
     import os
     import pty
     import subprocess
@@ -64,7 +64,7 @@ def test_strong_partition_shows_a_progress_line_on_a_terminal():
     primary, secondary = pty.openpty()
     env = dict(os.environ, COLUMNS="100", TERM="xterm")
     process = subprocess.Popen([sys.executable, "-m", "apportion.cli.main", "partition",
-                                "dataset:4elt", "-k", "4", "--preset", "strong"],
+                                "dataset:4elt", "-k", "4", "--preset", "quality"],
                                stdout=subprocess.PIPE, stderr=secondary, env=env)
     os.close(secondary)
     seen = b""

@@ -46,7 +46,7 @@ def check_partition(graph: Graph, p, k: int, shares: np.ndarray, epsilon: float)
 
 @SETTINGS
 @given(n=st.integers(20, 300), density=st.floats(1.0, 4.0), k=st.integers(1, 8), seed=st.integers(0, 2**31),
-       preset=st.sampled_from(["fast", "default", "strong"]), epsilon=st.sampled_from([0.0, 0.03, 0.1]))
+       preset=st.sampled_from(["fast", "default", "strong", "quality"]), epsilon=st.sampled_from([0.0, 0.03, 0.1]))
 def test_equal_targets_random_graphs(n, density, k, seed, preset, epsilon):
     graph = random_graph(n, int(n * density), seed)
     k = min(k, n)
@@ -164,7 +164,7 @@ def test_same_seed_same_result_and_seeds_matter():
     assert len(others) > 1
 
 
-@pytest.mark.parametrize("preset", ["default", "strong"])
+@pytest.mark.parametrize("preset", ["default", "strong", "quality"])
 def test_same_result_whatever_the_thread_count(monkeypatch, preset):
     # every level runs its parallel kernels (normally only levels of >= 20,000 vertices do), with as many
     # parallel slices as the thread count says
@@ -398,10 +398,10 @@ def _record_progress(monkeypatch, on_terminal: bool) -> dict:
     return log
 
 
-def test_long_strong_partition_reports_progress_per_cycle(monkeypatch):
+def test_long_quality_partition_reports_progress_per_cycle(monkeypatch):
     log = _record_progress(monkeypatch, on_terminal=True)
-    graph = grid(110, 110)  # 12,100 vertices: long enough with strong's 3 runs, 2 V-cycles and flows
-    apportion.partition(graph, 4, preset="strong")
+    graph = grid(110, 110)  # 12,100 vertices: long enough with quality's 3 runs, 2 V-cycles and flows
+    apportion.partition(graph, 4, preset="quality")
     assert log["opened"] == ["partitioning"] and log["total"] == 5
     assert log["advanced"] == pytest.approx(5.0)  # every cycle advanced by one in all
     assert "partitioning: run 3 of 3" in log["descriptions"]
@@ -413,7 +413,7 @@ def test_no_progress_when_short_or_not_on_a_terminal(monkeypatch):
     apportion.partition(grid(110, 110), 4, preset="default")  # one cycle on 12,100 vertices: quick
     assert log["opened"] == []
     log = _record_progress(monkeypatch, on_terminal=False)
-    apportion.partition(grid(110, 110), 4, preset="strong")  # piped: nothing, however long
+    apportion.partition(grid(110, 110), 4, preset="quality")  # piped: nothing, however long
     assert log["opened"] == []
 
 
@@ -423,9 +423,9 @@ def test_progress_counts_the_core_periphery_candidate(monkeypatch):
     core = grid(80, 80)
     u, v, _ = core.edges()
     graph = Graph.from_edges(u, v, n=2 * core.n)
-    apportion.partition(graph, 3, targets=[2, 1, 1], preset="strong", seed=1)
+    apportion.partition(graph, 3, targets=[2, 1, 1], preset="quality", seed=1)
     assert log["opened"] == ["partitioning"]
-    assert log["total"] == 10  # strong's 5 cycles, and 5 more for the candidate's core
+    assert log["total"] == 10  # quality's 5 cycles, and 5 more for the candidate's core
     assert log["advanced"] == pytest.approx(log["total"])  # the line ends full
 
 

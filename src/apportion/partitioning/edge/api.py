@@ -24,7 +24,7 @@ from apportion.partitioning.edge.options import METHOD_OPTIONS, REFINE_BY_DEFAUL
 from apportion.partitioning.edge.refine import refine_balanced
 from apportion.partitioning.edge.result import EdgePartition, make_edge_partition
 from apportion.partitioning.edge.vertex_partitioner import VERTEX_PARTITIONERS
-from apportion.partitioning.vertex.options import PartitionOptions
+from apportion.partitioning.vertex.options import PRESETS, PartitionOptions
 
 
 def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
@@ -55,8 +55,8 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
     if isinstance(opts.run_cap, bool) or not isinstance(opts.run_cap, (int, np.integer)) or opts.run_cap < 1:
         raise InputError(f"run_cap must be an integer ≥ 1, got {opts.run_cap!r}")
     if opts.vertex_preset is not None and not isinstance(opts.vertex_preset, PartitionOptions) \
-            and opts.vertex_preset not in ("fast", "default", "strong"):
-        raise InputError(f"vertex_preset must be fast, default, strong or a PartitionOptions, "
+            and opts.vertex_preset not in PRESETS:
+        raise InputError(f"vertex_preset must be {', '.join(PRESETS.names())} or a PartitionOptions, "
                          f"got {opts.vertex_preset!r}")
     check_threads(opts.threads)
     return opts

@@ -15,8 +15,8 @@ class EdgePartitionOptions:
     lam: HDRF's balance weight λ (default 1).
     threads: Mt-KaHyPar threads (None: all cores).
     preset: Mt-KaHyPar preset: default, quality, deterministic, large_k.
-    vertex_preset: preset of apportion's vertex partitioner for SPAC/WVP: "fast", "default", "strong", or a
-        PartitionOptions; None = the method's own (SPAC: its pinned run-graph options, spac.RUN_GRAPH_OPTIONS;
+    vertex_preset: preset of apportion's vertex partitioner for SPAC/WVP: "fast", "default", "strong", "quality",
+        or a PartitionOptions; None = the method's own (SPAC: its pinned run-graph options, spac.RUN_GRAPH_OPTIONS;
         WVP: "default").
     refine: run the group-move refinement (refine.py) after the method: None = the method's default
         (on for spac and ne, off for the others, which stay the published baselines).

@@ -20,7 +20,7 @@ def partition_vertices(graph, k: int, *, imbalance: float, seed: int, which: str
                        preset="default") -> tuple[np.ndarray, str]:
     """Balanced k-way vertex partition of `graph` (vertex and edge weights honoured).
 
-    `preset` is apportion.partition's preset ("fast", "default", "strong") or a PartitionOptions; METIS
+    `preset` is apportion.partition's preset ("fast", "default", "strong", "quality") or a PartitionOptions; METIS
     ignores it.
     Returns (assignment int32 (n,), name of the partitioner that ran). The block weights stay within
     (1 + imbalance) of the average, as the partitioner guarantees.

@@ -38,8 +38,8 @@ from apportion.partitioning.vertex.result import Partition
 from apportion.platform.cuda import CudaKernel, numba_cuda_device_count, simulator_enabled
 
 #: a call shows a progress line (on a terminal only) when its expected work, vertices x multilevel cycles
-#: (x 4 with flow refinement), is at least this: `default` and `fast` from 200,000 vertices, `strong` (3 runs +
-#: 2 V-cycles with flows) from 10,000
+#: (x 4 where flow refinement runs on the input's level), is at least this: `fast` and `default` from 200,000
+#: vertices, `strong` (flows on every level) from 50,000, `quality` (3 runs + 2 V-cycles with flows) from 10,000
 PROGRESS_MIN_WORK = 200_000
 
 #: the devices `partition` accepts
@@ -67,7 +67,7 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
             ceil(W / k) for equal blocks), so with unit vertex weights every k <= n has a partition, even at
             epsilon = 0.
         seed: every random choice derives from it; same seed and thread count, same result.
-        preset: "fast", "default", "strong" (see `options.PRESETS`) or a `PartitionOptions`.
+        preset: "fast", "default", "strong", "quality" (see `options.PRESETS`) or a `PartitionOptions`.
         threads: Numba threads for the parallel kernels (default: Numba's current setting).
         device: "cpu" (default), "cuda" (coarsening and refinement on the GPU, the coarsest graph partitioned
             on the CPU: `gpu_multilevel`, docs/gpu.md; one vertex-weight constraint; under
@@ -105,7 +105,8 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     previous_threads = numba.get_num_threads()
     use_threads = previous_threads if threads is None else threads
     cycles = _cycle_count(options, k)
-    show = ui.progress_enabled() and graph.n * cycles * (4 if options.flow_rounds > 0 else 1) >= PROGRESS_MIN_WORK
+    flows = options.flow_rounds > 0 and graph.n >= options.flow_min_vertices
+    show = ui.progress_enabled() and graph.n * cycles * (4 if flows else 1) >= PROGRESS_MIN_WORK
     try:
         with ui.progress("partitioning", total=cycles) if show else _no_progress() as task:
             ctx = PartitionContext(k=k, targets=targets, epsilon=epsilon, max_block_weights=limits,

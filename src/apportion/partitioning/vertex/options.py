@@ -1,4 +1,5 @@
-"""Knobs of the multilevel vertex partitioner and its presets (`fast`, `default`, `strong`) as data.
+"""Knobs of the multilevel vertex partitioner and its presets (`fast`, `default`, `strong`, `quality`)
+as data.
 
 A preset is a `PartitionOptions` value, never a code path: `multilevel.partition` reads the fields and every
 phase behaves accordingly (the way KaMinPar's presets.cc builds whole contexts). What differs between graphs or
@@ -219,8 +220,8 @@ def _check_variant(options: "PartitionOptions", variant: Variant, field_name: st
     _check_fields(variant.apply(options), f"variant {variant.name!r} of PartitionOptions.{field_name}: ")
 
 
-#: `default` on heavy-tailed graphs: matching first ("auto") where clustering builds hub clusters, on graphs
-#: of up to 250,000 vertices (above, matching's hierarchy keeps nearly every edge for many levels); no flows
+#: `default` and `strong` on heavy-tailed graphs: matching first ("auto") where clustering builds hub clusters, on
+#: graphs of up to 250,000 vertices (above, matching's hierarchy keeps nearly every edge for many levels); no flows
 #: (hubs make every region large, the quotient graph nearly complete); k-way FM on the finest level only (on
 #: the coarse levels hub clusters leave FM little to gain: over R-MAT 2^10-2^18, seeds 0-2, k = 2-256, the
 #: final cut moved by -0.31 % to +0.28 % while the time fell by up to 4x, rmat 2^18 at k = 8 from 7.4 to 1.7 s;
@@ -233,10 +234,10 @@ HEAVY_TAILED_AUTO = Variant.of("heavy-tailed: matching first up to 250k vertices
 #: second pass cost 1.2 s, half of the refinement, for 0.2 % of the cut)
 HEAVY_TAILED_NO_FM = Variant.of("heavy-tailed: clustering, no FM, one refinement pass", coarsening="clustering",
                                 fm_passes=0, lp_refine_passes=1)
-#: `strong` on heavy-tailed graphs: no flows (hubs make every region large, the quotient graph nearly complete)
+#: `quality` on heavy-tailed graphs: no flows (hubs make every region large, the quotient graph nearly complete)
 HEAVY_TAILED_NO_FLOWS = Variant.of("heavy-tailed: no flows", flow_rounds=0)
-#: `strong`'s three independent runs: coarsest-graph size, LP rating and coarsening method
-STRONG_RUNS = (
+#: `quality`'s three independent runs: coarsest-graph size, LP rating and coarsening method
+QUALITY_RUNS = (
     Variant.of("coarsest 60k, heavy rating, clustering", coarsest_per_block=60, clustering_rating="heavy",
                coarsening="clustering"),
     Variant.of("coarsest 20k, normalized rating, clustering", coarsest_per_block=20,
@@ -245,6 +246,12 @@ STRONG_RUNS = (
                coarsening="auto"),
 )
 
+#: The presets, each slower and better than the one before. `strong` is `default` with flow refinement on every
+#: level and larger flow regions; over the full suite (docs/partition.md, 44 instances, k = 2-256) it cut 0.834 x
+#: METIS's in geometric mean at 2.29 x METIS's time, where `default` cut 0.887 at 1.26 x, KaMinPar strong 0.874
+#: at 2.82 x and Mt-KaHyPar default 0.859. `quality` (the `strong` of before 2026-11-27: three independent
+#: runs with different coarsening, two V-cycles, long FM and flows) cut 0.811 at 18 x: about 3 % less for 8 x
+#: the time of `strong`.
 PRESETS: Registry[PartitionOptions] = Registry("preset", {
     "fast": PartitionOptions(clustering_rounds=3, clustering_batches=4, initial_tries=5, initial_fm_passes=2,
                              lp_refine_passes=2, fm_passes=2, fm_stop_fraction=0.1, coarsest_per_block=20,
@@ -254,12 +261,16 @@ PRESETS: Registry[PartitionOptions] = Registry("preset", {
                                 flow_max_piercings=4, flow_min_vertices=2_000_000, flow_finest_only=True,
                                 heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_AUTO,
                                 hub_rest_fm_stop_fraction=0.1),
-    "strong": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
-                               initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
-                               fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=2,
-                               large_level_clustering_rounds=6, runs=STRONG_RUNS, multilevel_runs=3,
-                               flow_rounds=1, flow_region_fraction=0.25, flow_region_depth=8,
-                               heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_NO_FLOWS),
+    "strong": PartitionOptions(clustering_rounds=3, coarsest_per_block=30, initial_tries=8, fm_passes=8,
+                               fm_stop_fraction=0.25, flow_rounds=1, flow_region_fraction=0.25, flow_region_depth=8,
+                               heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_AUTO,
+                               hub_rest_fm_stop_fraction=0.1),
+    "quality": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
+                                initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
+                                fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=2,
+                                large_level_clustering_rounds=6, runs=QUALITY_RUNS, multilevel_runs=3,
+                                flow_rounds=1, flow_region_fraction=0.25, flow_region_depth=8,
+                                heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_NO_FLOWS),
 })
 
 
