@@ -14,6 +14,7 @@ since every chunk writes its own slice.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -34,9 +35,13 @@ def _executor() -> ThreadPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=max(1, (os.cpu_count() or 1) - 1),
+            _pool = ThreadPoolExecutor(max_workers=_pool_workers(),
                                        thread_name_prefix="apportion-chunk", initializer=_name_os_thread)
         return _pool
+
+
+def _pool_workers() -> int:
+    return max(1, (os.cpu_count() or 1) - 1)
 
 
 def _name_os_thread() -> None:
@@ -57,6 +62,19 @@ def thread_budget() -> int:
     """Threads a chunked kernel may use in this thread: Numba's thread count, which is local to the calling
     thread (`numba.set_num_threads`), so a caller limits apportion's parallelism the way it limits Numba's."""
     return numba.get_num_threads()
+
+
+@contextlib.contextmanager
+def using_threads(threads: int | None):
+    """Within the block, this thread's budget is `threads` (None: left as it is); the setting before is put back
+    after it, however it ends."""
+    previous = numba.get_num_threads()
+    if threads is not None:
+        numba.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
 
 
 def run_chunked(kernel, chunks: int, *args) -> None:
@@ -80,6 +98,47 @@ def run_chunked(kernel, chunks: int, *args) -> None:
     _wait_for(futures)
     for future in futures:
         future.result()
+
+
+def run_pair(first, second) -> None:
+    """Call first() and second() at the same time, splitting this thread's budget between them: second runs on
+    a pool thread with half the budget (rounded up), first in the calling thread with the rest; with a budget
+    of one thread, one after the other here. Each call's own kernels see its share (`thread_budget`), so a
+    recursion that splits its work in two (recursive bisection) never runs more kernels at once than the
+    budget allows and never waits on a pool that its own tasks fill. Returns once both have finished; errors
+    and interrupts as `run_chunked`'s. The callables must not write the same memory."""
+    budget = thread_budget()
+    # tasks alive at once never exceed the budget, so with at most one more than the pool's workers a task that
+    # waits for its second half never waits behind tasks that wait themselves (NUMBA_NUM_THREADS may exceed it)
+    shared = min(budget, _pool_workers() + 1)
+    if shared < 2:
+        first()
+        second()
+        return
+    mine = shared // 2
+
+    def with_budget():
+        before = numba.get_num_threads()
+        numba.set_num_threads(shared - mine)  # local to the pool thread, like the caller's own setting
+        try:
+            second()
+        finally:
+            numba.set_num_threads(before)
+
+    future = _executor().submit(with_budget)
+    numba.set_num_threads(mine)
+    try:
+        first()
+    except Exception:
+        _wait_for([future])
+        raise
+    except BaseException:
+        _cancel([future])
+        raise
+    finally:
+        numba.set_num_threads(budget)
+    _wait_for([future])
+    future.result()
 
 
 def _cancel(futures) -> None:

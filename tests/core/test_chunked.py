@@ -112,3 +112,56 @@ def test_interrupt_while_waiting_returns_at_once_and_the_running_thread_finishes
         helper.join()
         numba.set_num_threads(previous)
         signal.signal(signal.SIGINT, previous_handler)
+
+
+@pytest.mark.parametrize("budget", sorted({1, min(2, numba.config.NUMBA_NUM_THREADS),
+                                           min(3, numba.config.NUMBA_NUM_THREADS)}))
+def test_run_pair_runs_both_halves_each_on_its_share_of_the_threads(budget):
+    from apportion._chunked import run_pair, thread_budget
+
+    seen = {}
+
+    def record(name):
+        def call():
+            seen[name] = (threading.get_ident(), thread_budget())
+        return call
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(budget)
+    try:
+        run_pair(record("first"), record("second"))
+        assert numba.get_num_threads() == budget  # the caller's setting is back
+    finally:
+        numba.set_num_threads(previous)
+    here = threading.get_ident()
+    assert seen["first"][0] == here
+    if budget == 1:
+        assert seen == {"first": (here, 1), "second": (here, 1)}
+    else:
+        assert seen["second"][0] != here
+        assert seen["first"][1] + seen["second"][1] == budget and seen["first"][1] >= 1
+
+
+@pytest.mark.parametrize("failing", ["first", "second"])
+def test_run_pair_raises_after_both_halves_stopped(failing):
+    from apportion._chunked import run_pair
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs two Numba threads")
+    finished = threading.Event()
+
+    def fail():
+        raise ValueError(f"{failing} failed")
+
+    def slow():
+        time.sleep(0.2)
+        finished.set()
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        with pytest.raises(ValueError, match=f"{failing} failed"):
+            run_pair(fail, slow) if failing == "first" else run_pair(slow, fail)
+        assert finished.is_set()
+    finally:
+        numba.set_num_threads(previous)

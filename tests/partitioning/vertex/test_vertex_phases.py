@@ -641,3 +641,35 @@ def test_label_propagation_chooses_the_same_with_dense_rows_and_hash_tables(n, d
         np.testing.assert_array_equal(runs[0], other)
     weights = np.bincount(runs[1], weights=level.vertex_weights[:, 0], minlength=n)
     assert weights.max() <= max(cap, level.vertex_weights[:, 0].max())
+
+
+@pytest.mark.parametrize("k,targets", [(16, None), (11, [3, 1, 1, 2, 1, 1, 1, 4, 1, 1, 2])])
+def test_initial_partition_splits_halves_in_parallel_with_the_serial_result(monkeypatch, k, targets):
+    """Recursive bisection runs the two halves of a split on two threads (`_chunked.run_pair`) and gives the
+    very partition of one thread; the pairs are really used, and every block gets its vertices."""
+    import numba
+
+    from apportion.partitioning.vertex import initial
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs two Numba threads")
+    graph = LevelGraph.from_graph(grid(45, 45))
+    shares = np.full(k, 1.0 / k) if targets is None else np.asarray(targets, float) / sum(targets)
+    pairs = []
+    real = initial.run_pair
+
+    def counting(first, second):
+        pairs.append(numba.get_num_threads())
+        real(first, second)
+
+    monkeypatch.setattr(initial, "run_pair", counting)
+    results = []
+    for threads in (1, 2):
+        total = graph.vertex_weights.sum(axis=0)
+        ctx = PartitionContext(k=k, targets=shares, epsilon=0.03,
+                               max_block_weights=max_block_weights(total, shares, 0.03),
+                               options=PRESETS["default"], seed=3, threads=threads)
+        results.append(initial.initial_partition(graph, ctx, 11))
+    np.testing.assert_array_equal(results[0], results[1])
+    assert 2 in pairs  # the top split ran its halves on the two threads
+    assert np.all(np.bincount(results[1], minlength=k) > 0)

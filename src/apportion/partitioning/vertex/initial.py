@@ -15,15 +15,21 @@ from dataclasses import replace
 
 import numpy as np
 
+from apportion._chunked import run_pair, using_threads
 from apportion.partitioning.vertex._initial_kernels import (
     bisection_fm, grow_and_refine_tries)
 from apportion._kernels.hashing import mix_hash
 from apportion.partitioning.vertex._partition_kernels import block_weights
 from apportion.partitioning.vertex.balance import max_block_weights, rebalance_partition
-from apportion.partitioning.vertex.coarsen import coarsen
+from apportion.partitioning.vertex.coarsen import PARALLEL_MIN_VERTICES, coarsen
 from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, induced_level, project_partition
 from apportion.partitioning.vertex.options import PartitionOptions
+
+
+#: the two halves of a split with at least this many vertices (and two or more blocks each to make) are split
+#: further at the same time, each on its share of the threads (`_chunked.run_pair`); the result is the same
+PAIR_MIN_VERTICES = 256
 
 
 def _bisection_limits(graph: LevelGraph, share0: float, epsilon: float) -> np.ndarray:
@@ -98,17 +104,31 @@ def _split(graph: LevelGraph, vertices: np.ndarray, targets: np.ndarray, first_b
     share0 = float(targets[:k0].sum() / targets.sum())
     depth = math.ceil(math.log2(k))
     level_epsilon = (1.0 + epsilon) ** (1.0 / depth) - 1.0
-    part = bisect(sub, share0, level_epsilon, options, seed)
+    with using_threads(None if sub.n >= PARALLEL_MIN_VERTICES else 1):  # a small bisection: one thread
+        part = bisect(sub, share0, level_epsilon, options, seed)
     left = vertices[part == 0]
     right = vertices[part == 1]
-    _split(graph, left, targets[:k0], first_block, epsilon, options, (seed * 31 + 1) % (1 << 40), out)
-    _split(graph, right, targets[k0:], first_block + k0, epsilon, options, (seed * 31 + 2) % (1 << 40), out)
+
+    def split_left():
+        _split(graph, left, targets[:k0], first_block, epsilon, options, (seed * 31 + 1) % (1 << 40), out)
+
+    def split_right():
+        _split(graph, right, targets[k0:], first_block + k0, epsilon, options, (seed * 31 + 2) % (1 << 40), out)
+
+    if k >= 4 and vertices.shape[0] >= PAIR_MIN_VERTICES:
+        run_pair(split_left, split_right)  # the halves write disjoint entries of `out`
+    else:
+        split_left()
+        split_right()
 
 
 def initial_partition(graph: LevelGraph, ctx: PartitionContext, seed: int) -> np.ndarray:
     """A k-way partition (int32) of `graph` for the normalised `ctx.targets` by recursive bisection within
-    `ctx.epsilon`, with `ctx.options`; every random choice derives from `seed`."""
+    `ctx.epsilon`, with `ctx.options`; every random choice derives from `seed`. The two halves of a split are
+    split further at the same time on `ctx.threads` threads (None: Numba's setting); the result does not depend
+    on the thread count."""
     out = np.zeros(graph.n, dtype=np.int32)
-    _split(graph, np.arange(graph.n, dtype=np.int64), np.asarray(ctx.targets, dtype=np.float64), 0, ctx.epsilon,
-           ctx.options, seed % (1 << 40), out)
+    with using_threads(ctx.threads):  # the whole budget, however small the coarsest graph
+        _split(graph, np.arange(graph.n, dtype=np.int64), np.asarray(ctx.targets, dtype=np.float64), 0,
+               ctx.epsilon, ctx.options, seed % (1 << 40), out)
     return out

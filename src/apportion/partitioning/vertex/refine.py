@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from apportion._chunked import run_chunked, thread_budget
+from apportion._chunked import run_chunked, thread_budget, using_threads
 from apportion._memory import release_free_memory
 from apportion.graph._degree_kernels import degree_extremes
 from apportion.partitioning.vertex._fm_gain_cache_kernels import fill_gain_cache_chunk, kway_fm_cached
@@ -146,9 +146,11 @@ def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ctx: PartitionCo
     flows = options.flow_rounds > 0 and graph.n >= options.flow_min_vertices
     if flows and (finest or not options.flow_finest_only):
         before = part.copy()
-        if refine_flows(graph, part, bw, max_weights, options.flow_rounds, options.flow_region_fraction,
-                        seed + 2, max_depth=options.flow_region_depth,
-                        max_flow_piercings=options.flow_max_piercings) > 0:
+        with using_threads(ctx.threads):  # a batch's pairs are coarse work: every thread, however small the level
+            gain = refine_flows(graph, part, bw, max_weights, options.flow_rounds, options.flow_region_fraction,
+                                seed + 2, max_depth=options.flow_region_depth,
+                                max_flow_piercings=options.flow_max_piercings)
+        if gain > 0:
             # FM once more around what the flows moved (a flow cut is a minimum cut of its region only)
             moved = np.flatnonzero(part != before).astype(np.int32)
             del before  # n entries: not held through the FM below (the finest level's peak)
