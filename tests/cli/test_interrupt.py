@@ -26,11 +26,20 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="ne
 MARKER_TIMEOUT_S = 600
 
 
+def _default_sigint() -> None:
+    """In the child before it runs Python: SIGINT's default action, as a shell in the foreground gives it. A test
+    runner started in the background (`make test &` in a non-interactive shell) ignores SIGINT, every child
+    inherits that, and Python leaves an ignored SIGINT ignored until the command line installs its handler, so
+    a signal sent at once after the start was lost (exit 2 from the command's own error instead of 130)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(*args: str) -> subprocess.Popen:
     env = dict(os.environ)
     env.pop("APPORTION_DEBUG", None)
     return subprocess.Popen([sys.executable, "-m", "apportion.cli.main", *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=_default_sigint)
 
 
 def _maps_mention(pid: int, text: str) -> bool:
