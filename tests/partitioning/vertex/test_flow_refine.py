@@ -222,17 +222,10 @@ def test_strong_and_quality_run_flows_on_every_level():
         assert options.flow_rounds > 0 and options.flow_min_vertices == 0 and not options.flow_finest_only
 
 
-def test_strong_is_default_with_flows_on_every_level(monkeypatch):
-    """strong differs from default only in its flows: on a graph where default runs none (under its size
-    floor), strong refines every level by flows and cuts no more than default."""
-    import apportion
+def _flow_levels(monkeypatch) -> list[int]:
+    """The sizes of the levels `refine` runs flows on from now on (a counting wrapper of `refine_flows`)."""
     from apportion.partitioning.vertex import refine as refine_module
 
-    default, strong = PRESETS["default"], PRESETS["strong"]
-    flow_fields = {"flow_min_vertices", "flow_finest_only", "flow_region_fraction", "flow_region_depth",
-                   "flow_max_piercings"}
-    differ = {f.name for f in dataclasses.fields(default) if getattr(default, f.name) != getattr(strong, f.name)}
-    assert differ <= flow_fields and differ
     sizes = []
     original = refine_module.refine_flows
 
@@ -241,6 +234,20 @@ def test_strong_is_default_with_flows_on_every_level(monkeypatch):
         return original(graph, *args, **kwargs)
 
     monkeypatch.setattr(refine_module, "refine_flows", counting)
+    return sizes
+
+
+def test_strong_is_default_with_flows_on_every_level(monkeypatch):
+    """strong differs from default only in its flows: on a graph where default runs none (under its size
+    floor), strong refines every level by flows and cuts no more than default."""
+    import apportion
+
+    default, strong = PRESETS["default"], PRESETS["strong"]
+    flow_fields = {"flow_min_vertices", "flow_finest_only", "flow_region_fraction", "flow_region_depth",
+                   "flow_max_piercings"}
+    differ = {f.name for f in dataclasses.fields(default) if getattr(default, f.name) != getattr(strong, f.name)}
+    assert differ <= flow_fields and differ
+    sizes = _flow_levels(monkeypatch)
     mesh = apportion.generate("delaunay", n=3000, seed=4)
     plain = apportion.partition(mesh, 8, seed=0)
     assert not sizes
@@ -252,20 +259,12 @@ def test_strong_is_default_with_flows_on_every_level(monkeypatch):
 def test_default_runs_cheap_flows_on_the_finest_level_of_large_graphs_only(monkeypatch):
     import apportion
     from apportion.errors import InputError
-    from apportion.partitioning.vertex import refine as refine_module
     from apportion.partitioning.vertex.options import preset_options
 
     default = PRESETS["default"]
     assert default.flow_rounds == 1 and default.flow_finest_only and default.flow_min_vertices >= 1_000_000
     assert dict(default.heavy_tailed.changes)["flow_rounds"] == 0
-    sizes = []
-    original = refine_module.refine_flows
-
-    def counting(graph, *args, **kwargs):
-        sizes.append(graph.n)
-        return original(graph, *args, **kwargs)
-
-    monkeypatch.setattr(refine_module, "refine_flows", counting)
+    sizes = _flow_levels(monkeypatch)
     grid = apportion.generate("grid2d", rows=60, cols=60)
     apportion.partition(grid, 8)
     assert not sizes  # under flow_min_vertices: none
@@ -287,16 +286,8 @@ def test_flows_skip_hub_graphs_and_run_on_others(monkeypatch, preset):
     """The heavy-tailed variant of the presets with flows: flows on a mesh-like graph, none on one dominated by
     hubs."""
     import apportion
-    from apportion.partitioning.vertex import refine as refine_module
 
-    calls = []
-    original = refine_module.refine_flows
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(refine_module, "refine_flows", counting)
+    calls = _flow_levels(monkeypatch)
     grid = apportion.generate("grid2d", rows=30, cols=30)
     apportion.partition(grid, 4, preset=preset)
     assert calls
