@@ -247,11 +247,11 @@ QUALITY_RUNS = (
 )
 
 #: The presets, each slower and better than the one before. `strong` is `default` with flow refinement on every
-#: level and larger flow regions; over the full suite (docs/partition.md, 44 instances, k = 2-256) it cut 0.834 x
-#: METIS's in geometric mean at 2.29 x METIS's time, where `default` cut 0.887 at 1.26 x, KaMinPar strong 0.874
-#: at 2.82 x and Mt-KaHyPar default 0.859. `quality` (the `strong` of before 2026-11-27: three independent
-#: runs with different coarsening, two V-cycles, long FM and flows) cut 0.811 at 18 x: about 3 % less for 8 x
-#: the time of `strong`.
+#: level and larger flow regions: on the full suite (docs/partition.md, 44 instances, k = 2-256) it cut 0.833 x
+#: METIS's in geometric mean at 2.02 x METIS's time, where `default` cut 0.887 at 1.12 x, KaMinPar strong 0.870
+#: at 2.66 x and Mt-KaHyPar default 0.864 at 3.04 x. `quality` (the `strong` of before 2026-11-27: three
+#: independent runs with different coarsening, two V-cycles, long FM and flows) cut 0.811 at 15.6 x: 2.6 % less
+#: for 8 x the time of `strong`.
 PRESETS: Registry[PartitionOptions] = Registry("preset", {
     "fast": PartitionOptions(clustering_rounds=3, clustering_batches=4, initial_tries=5, initial_fm_passes=2,
                              lp_refine_passes=2, fm_passes=2, fm_stop_fraction=0.1, coarsest_per_block=20,
