@@ -256,25 +256,26 @@ def test_strong_is_default_with_flows_on_every_level(monkeypatch):
     assert flowed.balanced and flowed.cut <= plain.cut
 
 
-def test_default_runs_cheap_flows_on_the_finest_level_of_large_graphs_only(monkeypatch):
+@pytest.mark.parametrize("preset", ["fast", "default"])
+def test_fast_and_default_run_cheap_flows_on_the_finest_level_of_large_graphs_only(monkeypatch, preset):
     import apportion
     from apportion.errors import InputError
     from apportion.partitioning.vertex.options import preset_options
 
-    default = PRESETS["default"]
-    assert default.flow_rounds == 1 and default.flow_finest_only and default.flow_min_vertices >= 1_000_000
-    assert dict(default.heavy_tailed.changes)["flow_rounds"] == 0
+    options = PRESETS[preset]
+    assert options.flow_rounds == 1 and options.flow_finest_only and options.flow_min_vertices >= 1_000_000
+    assert dict(options.heavy_tailed.changes)["flow_rounds"] == 0
     sizes = _flow_levels(monkeypatch)
     grid = apportion.generate("grid2d", rows=60, cols=60)
-    apportion.partition(grid, 8)
+    apportion.partition(grid, 8, preset=preset)
     assert not sizes  # under flow_min_vertices: none
-    apportion.partition(grid, 8, preset=preset_options("default", flow_min_vertices=0))
+    apportion.partition(grid, 8, preset=preset_options(preset, flow_min_vertices=0))
     assert sizes == [grid.n]  # the finest level only, once
     sizes.clear()
-    apportion.partition(grid, 8, preset=preset_options("default", flow_min_vertices=0, flow_finest_only=False))
+    apportion.partition(grid, 8, preset=preset_options(preset, flow_min_vertices=0, flow_finest_only=False))
     assert len(sizes) > 1 and max(sizes) == grid.n
     try:
-        preset_options("default", flow_finest_only=1)
+        preset_options(preset, flow_finest_only=1)
     except InputError as error:
         assert "flow_finest_only must be True or False" in str(error)
     else:
