@@ -257,21 +257,19 @@ QUALITY_RUNS = (
 #: at 2.66 x and Mt-KaHyPar default 0.864 at 3.04 x. `quality` (the `strong` of before 2026-11-27: three
 #: independent runs with different coarsening, two V-cycles, long FM and flows) cut 0.811 at 15.6 x: 2.6 % less
 #: for 8 x the time of `strong`.
+_DEFAULT = PartitionOptions(clustering_rounds=3, coarsest_per_block=30, initial_tries=8, fm_passes=8,
+                            fm_stop_fraction=0.25, flow_rounds=1, flow_region_fraction=0.1, flow_region_depth=2,
+                            flow_max_piercings=4, flow_min_vertices=2_000_000, flow_finest_only=True,
+                            heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_AUTO, hub_rest_fm_stop_fraction=0.1)
 PRESETS: Registry[PartitionOptions] = Registry("preset", {
     "fast": PartitionOptions(clustering_rounds=3, clustering_batches=4, initial_tries=5, initial_fm_passes=2,
                              lp_refine_passes=2, fm_passes=2, fm_stop_fraction=0.1, coarsest_per_block=20,
                              flow_rounds=1, flow_region_fraction=0.05, flow_region_depth=1, flow_max_piercings=2,
                              flow_min_vertices=2_000_000, flow_finest_only=True,
                              heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_NO_FM),
-    "default": PartitionOptions(clustering_rounds=3, coarsest_per_block=30, initial_tries=8, fm_passes=8,
-                                fm_stop_fraction=0.25, flow_rounds=1, flow_region_fraction=0.1, flow_region_depth=2,
-                                flow_max_piercings=4, flow_min_vertices=2_000_000, flow_finest_only=True,
-                                heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_AUTO,
-                                hub_rest_fm_stop_fraction=0.1),
-    "strong": PartitionOptions(clustering_rounds=3, coarsest_per_block=30, initial_tries=8, fm_passes=8,
-                               fm_stop_fraction=0.25, flow_rounds=1, flow_region_fraction=0.25, flow_region_depth=8,
-                               heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_AUTO,
-                               hub_rest_fm_stop_fraction=0.1),
+    "default": _DEFAULT,
+    "strong": replace(_DEFAULT, flow_region_fraction=0.25, flow_region_depth=8, flow_max_piercings=16,
+                      flow_min_vertices=0, flow_finest_only=False),
     "quality": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
                                 initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
                                 fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=2,
