@@ -25,6 +25,7 @@ def test_demo_runs_every_section_and_writes_pictures(tmp_path, capsys, monkeypat
         assert expected in pictures
     assert all((output / name).stat().st_size > 1000 for name in pictures)
     assert "demo finished" in printed
+    assert "the presets on the same request" in printed and "quality" in printed  # the partition section's
     # the graph runtime's section checks its results against the sequential references
     section = " ".join(printed.split("Asynchronous multi-device")[1].split("Grid partitioning")[0].split())
     assert "BFS" in section and "SSSP" in section and section.count("yes") == 2 and " NO " not in section

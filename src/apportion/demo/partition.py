@@ -41,10 +41,28 @@ def run(ctx) -> None:
     ctx.console.print(table)
     phases = ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in result.times.items())
     ctx.console.print(f"cut {result.cut:,}, imbalance {result.imbalance:.4f}, {result.levels} levels; {phases}")
+    _compare_presets(ctx, graph, targets)
 
     xy = _layout(graph)
     path = _draw(ctx, graph, result, xy, label)
     ctx.console.print(f"picture: {path}")
+
+
+def _compare_presets(ctx, graph, targets) -> None:
+    """The same request with each preset, fastest first: what the slower ones buy (on average over many graphs,
+    docs/partition.md; on one graph a faster preset may cut less)."""
+    from rich.table import Table
+
+    import apportion
+    from apportion.partitioning.vertex.options import PRESETS
+
+    table = Table(title="the presets on the same request (each slower, better on average)")
+    for column in ("preset", "cut", "imbalance", "time (ms)"):
+        table.add_column(column, justify="right")
+    for preset in PRESETS:
+        result = apportion.partition(graph, len(targets), targets=targets, seed=ctx.seed, preset=preset)
+        table.add_row(preset, f"{result.cut:,}", f"{result.imbalance:.4f}", f"{result.times['total'] * 1000:.0f}")
+    ctx.console.print(table)
 
 
 def _draw(ctx, graph, result, xy, label):
