@@ -301,6 +301,31 @@ def test_the_hub_blocks_rest_is_refined_with_its_own_fm_patience(monkeypatch, re
     assert seen[0] == (8, 0.25) and (7, expected) in seen[1:]
 
 
+@pytest.mark.parametrize("rest_passes, expected", [(None, 2), (0, 8), (1, 1), (5, 5)])
+def test_the_hub_blocks_rest_is_refined_with_its_own_fm_passes(monkeypatch, rest_passes, expected):
+    """`hub_rest_fm_passes` sets FM's passes while the rest (k - 1 blocks) is partitioned; 0 leaves the
+    preset's own (8 for `default`); the top-level cycle keeps the preset's. `default` sets 2."""
+    graph = apportion.generate("rmat", n=4096, seed=0)
+    seen = []
+    real = multilevel._partition_without_isolated
+
+    def spy(level, vertex_weights, ctx, alternative=None):
+        seen.append((ctx.k, ctx.options.fm_passes))
+        return real(level, vertex_weights, ctx, alternative)
+
+    monkeypatch.setattr(multilevel, "_partition_without_isolated", spy)
+    options = preset_options("default") if rest_passes is None else \
+        preset_options("default", hub_rest_fm_passes=rest_passes)
+    result = apportion.partition(graph, 8, preset=options, seed=0)
+    assert result.balanced
+    assert seen[0] == (8, options.fm_passes) and (7, expected) in seen[1:]
+
+
+def test_a_negative_hub_rest_fm_passes_count_is_refused():
+    with pytest.raises(InputError, match="hub_rest_fm_passes"):
+        preset_options("default", hub_rest_fm_passes=-1)
+
+
 def test_a_negative_hub_rest_patience_is_refused():
     with pytest.raises(InputError, match="hub_rest_fm_stop_fraction"):
         preset_options("default", hub_rest_fm_stop_fraction=-0.1)

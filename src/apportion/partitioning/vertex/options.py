@@ -114,6 +114,9 @@ class PartitionOptions:
             finds little: `default`'s 0.25 against 0.1 on R-MAT 2^14-2^18 (seeds 0-2, k = 8-256) gave the same
             cut on 33 of 36 instances and at most 0.16 % more, and rmat 2^21 at k = 64 the same cut in 15.1
             against 17.0 s.
+        hub_rest_fm_passes: when > 0, FM's `fm_passes` while the hub block's rest is partitioned (0: the
+            preset's own). FM is the one serial step of a level, and on the rest's finest level its later passes
+            find little (measurements: `_DEFAULT`).
     Memory layout:
         reorder: "auto" (the graph is first renumbered in breadth-first order, `graph.reorder`, when it has at
             least `reorder_min_vertices` vertices, its ids are scattered — `locality_spread` at least
@@ -163,6 +166,7 @@ class PartitionOptions:
     heavy_tailed: Variant | None = None
     hub_block: bool = True
     hub_rest_fm_stop_fraction: float = 0.0
+    hub_rest_fm_passes: int = 0
     reorder: str = "auto"
     reorder_min_vertices: int = 1 << 19
     reorder_min_spread: float = 0.05
@@ -251,6 +255,11 @@ QUALITY_RUNS = (
 #: (delaunay 2^21 / 2^22 at k = 64: 40,870 / 57,840, 1.052 / 1.050 x); with it 39,199 / 55,502 (1.009 / 1.008 x)
 #: for 8-15 % more time (in one process, best of 3: 1.27 -> 1.46 s and 2.52 -> 2.72 s).
 #:
+#: `default` refines the hub block's rest with two FM passes instead of eight: on its finest level the later
+#: passes find little (rmat 2^21 at k = 64, one run each: 8 passes 3.75-4.44 s for a gain of 122,856, 2 passes
+#: 2.88 s for 111,622, the final cut 0.06 % more); over R-MAT 2^14-2^19 (seeds 0-1, k = 8-256) the cut rose by
+#: at most 0.15 % (rmat 2^14 at k = 16; 0.09 % from 2^16 up), on 10 of 31 instances not at all.
+#:
 #: The presets, each slower and better than the one before. `strong` is `default` with flow refinement on every
 #: level and larger flow regions: on the full suite (docs/partition.md, 44 instances, k = 2-256) it cut 0.833 x
 #: METIS's in geometric mean at 2.02 x METIS's time, where `default` cut 0.887 at 1.12 x, KaMinPar strong 0.870
@@ -260,7 +269,8 @@ QUALITY_RUNS = (
 _DEFAULT = PartitionOptions(clustering_rounds=3, coarsest_per_block=30, initial_tries=8, fm_passes=8,
                             fm_stop_fraction=0.25, flow_rounds=1, flow_region_fraction=0.1, flow_region_depth=2,
                             flow_max_piercings=4, flow_min_vertices=2_000_000, flow_finest_only=True,
-                            heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_AUTO, hub_rest_fm_stop_fraction=0.1)
+                            heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_AUTO, hub_rest_fm_stop_fraction=0.1,
+                            hub_rest_fm_passes=2)
 PRESETS: Registry[PartitionOptions] = Registry("preset", {
     "fast": PartitionOptions(clustering_rounds=3, clustering_batches=4, initial_tries=5, initial_fm_passes=2,
                              lp_refine_passes=2, fm_passes=2, fm_stop_fraction=0.1, coarsest_per_block=20,
