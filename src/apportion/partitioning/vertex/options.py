@@ -224,15 +224,19 @@ def _check_variant(options: "PartitionOptions", variant: Variant, field_name: st
     _check_fields(variant.apply(options), f"variant {variant.name!r} of PartitionOptions.{field_name}: ")
 
 
-#: `default` and `strong` on heavy-tailed graphs: matching first ("auto") where clustering builds hub clusters, on
-#: graphs of up to 250,000 vertices (above, matching's hierarchy keeps nearly every edge for many levels); no flows
-#: (hubs make every region large, the quotient graph nearly complete); k-way FM on the finest level only (on
-#: the coarse levels hub clusters leave FM little to gain: over R-MAT 2^10-2^18, seeds 0-2, k = 2-256, the
-#: final cut moved by -0.31 % to +0.28 % while the time fell by up to 4x, rmat 2^18 at k = 8 from 7.4 to 1.7 s;
-#: rmat 2^21 at k = 64 from 15.7 to 11.1 s, its main cycle's coarse-level FM having cost 3 s for 0.5 % of a
-#: cut the hub block beat by a third)
-HEAVY_TAILED_AUTO = Variant.of("heavy-tailed: matching first up to 250k vertices, no flows, FM on the finest level",
-                               coarsening="auto", matching_first_max_n=250_000, flow_rounds=0, fm_finest_only=True)
+#: `default` and `strong` on heavy-tailed graphs: clustering from the first level, no flows (hubs make every region
+#: large, the quotient graph nearly complete), k-way FM on the finest level only (on the coarse levels hub clusters
+#: leave FM little to gain: over R-MAT 2^10-2^18, seeds 0-2, k = 2-256, the final cut moved by -0.31 % to +0.28 %
+#: while the time fell by up to 4x, rmat 2^18 at k = 8 from 7.4 to 1.7 s; rmat 2^21 at k = 64 from 15.7 to 11.1 s,
+#: its main cycle's coarse-level FM having cost 3 s for 0.5 % of a cut the hub block beat by a third). Until
+#: 2026-11-27 graphs of up to 250,000 vertices were coarsened by matching first (clustering had built hub clusters
+#: FM could not repair: rmat 2^18 at k = 8 1.16 x METIS's cut against 0.91 x); since the hub block decides those
+#: cuts, clustering gives the same: over R-MAT 2^12-2^18 (seeds 0-1, k = 2 / 8 / 64 / 256) the cut moved by
+#: -0.8 % to +0.15 % (the same on 16 of 32 instances) at 0.2-1.24 x the time (rmat 2^18: 2.8 -> 0.56 s at k = 2,
+#: 3.8 -> 1.3 s at k = 64, 6.9 -> 3.9 s at k = 256), Barabasi-Albert 2^17 (two graphs, k = 2-256) -0.7 % to +0.12 %
+#: at 0.8-1.05 x; larger graphs were clustered first already
+HEAVY_TAILED_FINEST_FM = Variant.of("heavy-tailed: clustering, no flows, FM on the finest level",
+                                    coarsening="clustering", flow_rounds=0, fm_finest_only=True)
 #: `fast` on heavy-tailed graphs: clustering, no k-way FM (its moves around hubs are costly), one pass of the
 #: two-direction refiner per level (nearly every vertex of the core is on the boundary: rmat 2^21 at k = 64, its
 #: second pass cost 1.2 s, half of the refinement, for 0.2 % of the cut) and no flows
@@ -269,8 +273,8 @@ QUALITY_RUNS = (
 _DEFAULT = PartitionOptions(clustering_rounds=3, coarsest_per_block=30, initial_tries=8, fm_passes=8,
                             fm_stop_fraction=0.25, flow_rounds=1, flow_region_fraction=0.1, flow_region_depth=2,
                             flow_max_piercings=4, flow_min_vertices=2_000_000, flow_finest_only=True,
-                            heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_AUTO, hub_rest_fm_stop_fraction=0.1,
-                            hub_rest_fm_passes=2)
+                            heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_FINEST_FM,
+                            hub_rest_fm_stop_fraction=0.1, hub_rest_fm_passes=2)
 PRESETS: Registry[PartitionOptions] = Registry("preset", {
     "fast": PartitionOptions(clustering_rounds=3, clustering_batches=4, initial_tries=5, initial_fm_passes=2,
                              lp_refine_passes=2, fm_passes=2, fm_stop_fraction=0.1, coarsest_per_block=20,
