@@ -265,11 +265,11 @@ QUALITY_RUNS = (
 #: at most 0.15 % (rmat 2^14 at k = 16; 0.09 % from 2^16 up), on 10 of 31 instances not at all.
 #:
 #: The presets, each slower and better than the one before. `strong` is `default` with flow refinement on every
-#: level and larger flow regions: on the full suite (docs/partition.md, 44 instances, k = 2-256) it cut 0.833 x
-#: METIS's in geometric mean at 2.02 x METIS's time, where `default` cut 0.887 at 1.12 x, KaMinPar strong 0.870
-#: at 2.66 x and Mt-KaHyPar default 0.864 at 3.04 x. `quality` (the `strong` of before 2026-11-27: three
-#: independent runs with different coarsening, two V-cycles, long FM and flows) cut 0.811 at 15.6 x: 2.6 % less
-#: for 8 x the time of `strong`.
+#: level and larger flow regions: on the full suite (docs/partition.md, 44 instances, k = 2-256, the run of
+#: 2026-11-27 17:36) it cut 0.834 x METIS's in geometric mean at 1.68 x METIS's time, where `default` cut 0.887 at
+#: 0.91 x, KaMinPar strong 0.867 at 2.89 x and Mt-KaHyPar default 0.860 at 3.08 x. `quality` (the `strong` of
+#: before 2026-11-27: three independent runs with different coarsening, two V-cycles, long FM and flows) cut 0.811
+#: at 14.4 x: 2.8 % less for 8.6 x the time of `strong`.
 _DEFAULT = PartitionOptions(clustering_rounds=3, coarsest_per_block=30, initial_tries=8, fm_passes=8,
                             fm_stop_fraction=0.25, flow_rounds=1, flow_region_fraction=0.1, flow_region_depth=2,
                             flow_max_piercings=4, flow_min_vertices=2_000_000, flow_finest_only=True,
