@@ -13,6 +13,7 @@ from numba import njit, types
 from apportion._kernels.arrays import VERTEX_WEIGHTS
 from apportion.graph._segmented_kernels import best_in_row
 from apportion._kernels.hashing import mix_hash
+from apportion._kernels.prefetch import ARCS_AHEAD, prefetch
 from apportion.partitioning.vertex._partition_kernels import stable_argsort
 
 
@@ -235,6 +236,7 @@ def lp_choices(first, stride, chunks, indptr, indices, edge_weights, vertex_weig
     vertex of the level; `table_keys` unused): no probing and no unpredictable branch per arc, which pays on small levels of
     high degree (`dense_rating`). The same choices either way."""
     span = hi - lo
+    m = indices.shape[0]
     row = first  # this thread's row of the tables (its chunks run one after the other)
     for t in range(first, chunks, stride):
         for i in range(lo + (span * t) // chunks, lo + (span * (t + 1)) // chunks):
@@ -256,6 +258,8 @@ def lp_choices(first, stride, chunks, indptr, indices, edge_weights, vertex_weig
                     table_vals[row, a] = old + edge_weights[e]
             else:
                 for e in range(indptr[v], indptr[v + 1]):
+                    if e + ARCS_AHEAD < m:  # the label of the neighbour a few arcs on (a random read)
+                        prefetch(labels, indices[e + ARCS_AHEAD])
                     if constrained and blocks[indices[e]] != blocks[v]:
                         continue
                     a = labels[indices[e]]

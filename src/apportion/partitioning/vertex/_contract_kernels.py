@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from apportion._chunked import run_chunked
+from apportion._kernels.prefetch import ARCS_AHEAD, prefetch
 
 
 #: ranges up to SHORT_SEGMENT // 4 long are insertion-sorted
@@ -118,15 +119,27 @@ def _group_members(indptr, vertex_weights, cmap, nc):
     return member_ptr, members, coarse_vw
 
 
+#: the gathers read each member's row (members of a cluster lie anywhere in the graph) and the coarse id of every
+#: neighbour (a random read of cmap): the row of the member PREFETCH_MEMBER places on and the coarse id of the
+#: neighbour `ARCS_AHEAD` arcs on are prefetched (`_kernels.prefetch`)
+PREFETCH_MEMBER = 4
+
+
 @njit(cache=True, nogil=True)
 def _count_range(indptr, indices, cmap, first, last, mark, member_ptr, members, degree):
     """Coarse vertices first..last-1: the number of distinct coarse neighbours (self-loops dropped) of each,
     into degree[c + 1]; `mark[a] == c` once neighbour a of c has been counted (no reset needed)."""
+    m = indices.shape[0]
+    n = members.shape[0]
     for c in range(first, last):
         count = 0
         for i in range(member_ptr[c], member_ptr[c + 1]):
+            if i + PREFETCH_MEMBER < n:  # the rows of the members a few places on (any cluster's)
+                prefetch(indices, indptr[members[i + PREFETCH_MEMBER]])
             v = members[i]
             for e in range(indptr[v], indptr[v + 1]):
+                if e + ARCS_AHEAD < m:
+                    prefetch(cmap, indices[e + ARCS_AHEAD])
                 a = cmap[indices[e]]
                 if a != c and mark[a] != c:
                     mark[a] = c
@@ -201,14 +214,20 @@ def _merge_range(indptr, indices, edge_weights, cmap, first, last, mark, member_
     neighbour's offset in the row) and dropping self-loops; put each row in increasing order, long rows by a
     scan of `mark` over the row's id span, the others by a radix sort or (short rows) a quicksort (`row_w`,
     `row_ids`: scratch as long as the longest row; `counts`: the radix sort's buckets)."""
+    m = indices.shape[0]
+    n = members.shape[0]
     for c in range(first, last):
         lo = coarse_indptr[c]
         pos = lo
         smallest = mark.shape[0]
         largest = -1
         for i in range(member_ptr[c], member_ptr[c + 1]):
+            if i + PREFETCH_MEMBER < n:
+                prefetch(indices, indptr[members[i + PREFETCH_MEMBER]])
             v = members[i]
             for e in range(indptr[v], indptr[v + 1]):
+                if e + ARCS_AHEAD < m:
+                    prefetch(cmap, indices[e + ARCS_AHEAD])
                 a = cmap[indices[e]]
                 if a == c:
                     continue

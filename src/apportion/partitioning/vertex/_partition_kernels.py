@@ -15,6 +15,7 @@ from numba import njit, types
 
 from apportion._chunked import run_chunked, thread_budget
 from apportion._kernels.arrays import VERTEX_WEIGHTS
+from apportion._kernels.prefetch import ARCS_AHEAD, prefetch
 
 
 @njit(cache=True, nogil=True)
@@ -38,11 +39,14 @@ def edge_cut_chunks(first, stride, chunks, indptr, indices, edge_weights, part, 
     """`edge_cut`'s sum for chunks first, first + stride, ... of `chunks` static slices of the vertices
     (`apportion._chunked`), twice per edge: sums[t] = chunk t's share."""
     n = indptr.shape[0] - 1
+    m = indices.shape[0]
     for t in range(first, chunks, stride):
         s = 0
         for v in range((n * t) // chunks, (n * (t + 1)) // chunks):
             pv = part[v]
             for e in range(indptr[v], indptr[v + 1]):
+                if e + ARCS_AHEAD < m:  # the block of the neighbour a few arcs on (a random read)
+                    prefetch(part, indices[e + ARCS_AHEAD])
                 if part[indices[e]] != pv:
                     s += edge_weights[e]
         sums[t] = s

@@ -11,6 +11,7 @@ from numba import njit, types
 
 from apportion._kernels.arrays import INDICES, INDPTR, with_edge_weights
 from apportion._kernels.hashing import mix_hash
+from apportion._kernels.prefetch import ARCS_AHEAD, prefetch
 from apportion._kernels.heap import heap_pop, heap_push_or_update, heap_remove
 from apportion.partitioning.vertex._partition_kernels import (
     fits, stable_argsort)
@@ -123,6 +124,7 @@ def file_requests(first, stride, chunks, indptr, indices, edge_weights, vertex_w
     ncon = vertex_weights.shape[1]
     conn = np.zeros(k, dtype=np.int64)  # all zero again after every vertex
     touched = np.zeros(k, dtype=np.int32)
+    m = indices.shape[0]
     for t in range(first, chunks, stride):
         filed[t] = 0
         for i in range((nv * t) // chunks, (nv * (t + 1)) // chunks):
@@ -131,6 +133,8 @@ def file_requests(first, stride, chunks, indptr, indices, edge_weights, vertex_w
             own = part[v]
             count = 0
             for e in range(indptr[v], indptr[v + 1]):
+                if e + ARCS_AHEAD < m:
+                    prefetch(part, indices[e + ARCS_AHEAD])
                 a = part[indices[e]]
                 if conn[a] == 0:
                     touched[count] = a
@@ -170,6 +174,7 @@ def afterburner(first, stride, chunks, indptr, indices, edge_weights, part, targ
     outside the list must have target -1.
     """
     nv = vertices.shape[0]
+    m = indices.shape[0]
     for t in range(first, chunks, stride):
         for i in range((nv * t) // chunks, (nv * (t + 1)) // chunks):
             v = vertices[i]
@@ -180,6 +185,10 @@ def afterburner(first, stride, chunks, indptr, indices, edge_weights, part, targ
             own = part[v]
             g = 0
             for e in range(indptr[v], indptr[v + 1]):
+                if e + ARCS_AHEAD < m:
+                    ahead = indices[e + ARCS_AHEAD]
+                    prefetch(part, ahead)
+                    prefetch(target, ahead)
                 u = indices[e]
                 bu = part[u]
                 tu = target[u]
