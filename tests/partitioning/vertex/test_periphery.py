@@ -281,23 +281,29 @@ def test_the_hub_block_is_built_inside_one_cycle_or_after_several(monkeypatch):
                            alternative=lambda g, p, c: (None, -1))
 
 
-@pytest.mark.parametrize("rest_stop, expected", [(None, 0.1), (0.0, 0.25), (0.4, 0.4)])
-def test_the_hub_blocks_rest_is_refined_with_its_own_fm_patience(monkeypatch, rest_stop, expected):
-    """`default` partitions the rest (k - 1 blocks) with FM's patience `hub_rest_fm_stop_fraction` (0.1);
-    0 leaves the preset's own 0.25; the top-level cycle keeps the preset's."""
+def _fm_settings_by_k(monkeypatch, options) -> list:
+    """Partition rmat 2^12 into 8 blocks with `options` and return (k, FM's stop fraction, FM's passes) of every
+    `_partition_without_isolated` call: the top level (k = 8) first, then the hub block's rest (k = 7)."""
     graph = apportion.generate("rmat", n=4096, seed=0)
     seen = []
     real = multilevel._partition_without_isolated
 
     def spy(level, vertex_weights, ctx, alternative=None):
-        seen.append((ctx.k, ctx.options.fm_stop_fraction))
+        seen.append((ctx.k, ctx.options.fm_stop_fraction, ctx.options.fm_passes))
         return real(level, vertex_weights, ctx, alternative)
 
     monkeypatch.setattr(multilevel, "_partition_without_isolated", spy)
+    assert apportion.partition(graph, 8, preset=options, seed=0).balanced
+    return seen
+
+
+@pytest.mark.parametrize("rest_stop, expected", [(None, 0.1), (0.0, 0.25), (0.4, 0.4)])
+def test_the_hub_blocks_rest_is_refined_with_its_own_fm_patience(monkeypatch, rest_stop, expected):
+    """`default` partitions the rest (k - 1 blocks) with FM's patience `hub_rest_fm_stop_fraction` (0.1);
+    0 leaves the preset's own 0.25; the top-level cycle keeps the preset's."""
     options = preset_options("default") if rest_stop is None else \
         preset_options("default", hub_rest_fm_stop_fraction=rest_stop)
-    result = apportion.partition(graph, 8, preset=options, seed=0)
-    assert result.balanced
+    seen = [(k, stop) for k, stop, _ in _fm_settings_by_k(monkeypatch, options)]
     assert seen[0] == (8, 0.25) and (7, expected) in seen[1:]
 
 
@@ -305,20 +311,10 @@ def test_the_hub_blocks_rest_is_refined_with_its_own_fm_patience(monkeypatch, re
 def test_the_hub_blocks_rest_is_refined_with_its_own_fm_passes(monkeypatch, rest_passes, expected):
     """`hub_rest_fm_passes` sets FM's passes while the rest (k - 1 blocks) is partitioned; 0 leaves the
     preset's own (8 for `default`); the top-level cycle keeps the preset's. `default` sets 2."""
-    graph = apportion.generate("rmat", n=4096, seed=0)
-    seen = []
-    real = multilevel._partition_without_isolated
-
-    def spy(level, vertex_weights, ctx, alternative=None):
-        seen.append((ctx.k, ctx.options.fm_passes))
-        return real(level, vertex_weights, ctx, alternative)
-
-    monkeypatch.setattr(multilevel, "_partition_without_isolated", spy)
     options = preset_options("default") if rest_passes is None else \
         preset_options("default", hub_rest_fm_passes=rest_passes)
-    result = apportion.partition(graph, 8, preset=options, seed=0)
-    assert result.balanced
-    assert seen[0] == (8, options.fm_passes) and (7, expected) in seen[1:]
+    seen = [(k, passes) for k, _, passes in _fm_settings_by_k(monkeypatch, options)]
+    assert seen[0] == (8, 8) and (7, expected) in seen[1:]
 
 
 def test_a_negative_hub_rest_fm_passes_count_is_refused():
