@@ -11,8 +11,8 @@ from numba import njit, types
 
 from apportion._kernels.arrays import INDICES, INDPTR, with_edge_weights
 from apportion._kernels.hashing import mix_hash
-from apportion._kernels.prefetch import ARCS_AHEAD, prefetch
 from apportion._kernels.heap import heap_pop, heap_push_or_update, heap_remove
+from apportion._kernels.prefetch import ARCS_AHEAD, prefetch
 from apportion.partitioning.vertex._partition_kernels import (
     fits, stable_argsort)
 

@@ -333,8 +333,9 @@ def _hub_block_rest(ctx: PartitionContext, graph: LevelGraph):
     """The `partition_rest` of `periphery.hub_block_candidate` on `graph`: the rest is partitioned with the
     options of the graph's own cycles (the heavy-tailed variant where it applies; FM's patience
     `options.hub_rest_fm_stop_fraction` and passes `options.hub_rest_fm_passes` where set), its isolated
-    vertices set aside. The candidate is not refined at the finest level (on rmat 2^18 and 2^21 that gained under 0.1 % of its cut, and `default`'s FM
-    took 160 s on rmat 2^21: every vertex of the rest is on the boundary of the hub block)."""
+    vertices set aside. The candidate is not refined at the finest level (on rmat 2^18 and 2^21 that gained
+    under 0.1 % of its cut, and `default`'s FM took 160 s on rmat 2^21: every vertex of the rest is on the
+    boundary of the hub block)."""
     options = ctx.options
     skewed = options.heavy_tailed is not None and is_skewed(graph, options.heavy_tailed_ratio)
     rest_options = options.heavy_tailed.apply(options) if skewed else options
