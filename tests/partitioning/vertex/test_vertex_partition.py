@@ -323,6 +323,28 @@ def test_heavy_tailed_variant_turns_fm_off_only_on_heavy_tailed_graphs(monkeypat
     assert calls and all(passes == options.fm_passes for passes in calls)  # a mesh keeps its FM passes
 
 
+def test_default_clusters_a_small_heavy_tailed_graph_from_its_first_level(monkeypatch):
+    """`default`'s heavy-tailed variant coarsens by clustering from the first level whatever the size; the variant
+    of before 2026-11-27 (matching first on graphs of up to 250,000 vertices) started this graph with matching."""
+    from apportion.partitioning.vertex import coarsen as coarsen_module
+    from apportion.partitioning.vertex.options import Variant, preset_options
+
+    methods = []
+    original = coarsen_module.cluster_level
+    monkeypatch.setattr(coarsen_module, "cluster_level",
+                        lambda graph, cap, method, *a: methods.append((graph.n, method)) or
+                        original(graph, cap, method, *a))
+    hubbed = apportion.generate("rmat", scale=14, seed=0)  # maximum degree over 100 x the average: the variant
+    assert apportion.partition(hubbed, 8, preset="default", seed=0).balanced
+    first_n = max(n for n, _ in methods)
+    assert {method for n, method in methods if n == first_n} == {"clustering"}
+    methods.clear()
+    before = Variant.of("matching first up to 250k", coarsening="auto", matching_first_max_n=250_000,
+                        flow_rounds=0, fm_finest_only=True)
+    assert apportion.partition(hubbed, 8, preset=preset_options("default", heavy_tailed=before), seed=0).balanced
+    assert (first_n, "matching") in methods
+
+
 def test_fm_finest_only_runs_fm_on_the_finest_level_alone(monkeypatch):
     """fm_finest_only: FM on the finest level of the cycle only (the coarse levels keep their two-direction
     passes); without it, FM on coarser levels too. `default`'s heavy-tailed variant sets it."""
