@@ -21,6 +21,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 
 import numba
+import numpy as np
 
 #: the caller waits for the pool in slices this long: a SIGINT that the kernel delivers to another thread does
 #: not wake a waiting main thread, whose Python handler then runs when the slice ends
@@ -75,6 +76,17 @@ def using_threads(threads: int | None):
         yield
     finally:
         numba.set_num_threads(previous)
+
+
+def balanced_bounds(work_prefix: np.ndarray, chunks: int) -> np.ndarray:
+    """chunks + 1 increasing item ids from 0 to n that cut items 0..n-1 into ranges of about equal work, given
+    the prefix sums of their work (n + 1 entries from 0: a graph's row pointers, for ranges of equal arc counts —
+    on a heavy-tailed graph equal vertex ranges would leave the hubs' range to one thread)."""
+    n = work_prefix.shape[0] - 1
+    bounds = np.searchsorted(work_prefix, np.linspace(0, int(work_prefix[n]), chunks + 1), side="left")
+    bounds = bounds.astype(np.int64)
+    bounds[0], bounds[-1] = 0, n
+    return bounds
 
 
 def run_chunked(kernel, chunks: int, *args) -> None:

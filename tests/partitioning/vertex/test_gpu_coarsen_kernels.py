@@ -86,16 +86,17 @@ def test_matching_equals_the_cpu_matching_and_respects_the_cap(level, cap, seed)
 
 @SMALL
 @given(level=level_graphs(), seed=SEEDS, normalized=st.booleans(), batches=st.sampled_from([1, 3]),
-       hash_min_degree=st.sampled_from([0, 2, 32]))
+       hash_min_degree=st.sampled_from([0, 2, 32]), max_arcs=st.sampled_from([2, 3, 256]))
 def test_label_propagation_equals_the_cpu_clustering_when_the_cap_never_binds(level, seed, normalized, batches,
-                                                                            hash_min_degree):
+                                                                            hash_min_degree, max_arcs):
     from apportion.partitioning.vertex._gpu_clustering_cuda import label_propagation_cuda
 
     cap = np.array([int(level.vertex_weights.sum())], dtype=np.int64)
-    expected = label_propagation_clustering(*level, cap, 2, batches, seed, 0.0, NO_BLOCKS, normalized)
+    expected = label_propagation_clustering(*level, cap, 2, batches, seed, 0.0, NO_BLOCKS, normalized, max_arcs)
     # rows longer than hash_min_degree use the scratch hash tables, the others rescan their row: 0 = all hash
     labels = label_propagation_cuda(*_on_device(level), _device_array(cap), 2, batches, seed, 0.0,
-                                    normalized=normalized, hash_min_degree=hash_min_degree).copy_to_host()
+                                    normalized=normalized, hash_min_degree=hash_min_degree,
+                                    max_arcs=max_arcs).copy_to_host()
     np.testing.assert_array_equal(labels, expected)
 
 

@@ -89,8 +89,9 @@ def test_candidate_does_not_apply_to_small_blocks_or_several_constraints():
 # --- the hub block -------------------------------------------------------------------------------------------
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(2, 40), st.integers(0, 120), st.integers(1, 5), st.integers(0, 2**31 - 1))
-def test_hub_block_bound_counts_what_it_says(n, edges, k, seed):
+@given(st.integers(2, 40), st.integers(0, 120), st.integers(1, 5), st.integers(0, 2**31 - 1), st.booleans())
+def test_hub_block_bound_counts_what_it_says(n, edges, k, seed, chunked):
+    """The bound's two sums, on one chunk or in ranges of equal arc counts on several."""
     rng = np.random.default_rng(seed)
     u, v = rng.integers(0, n, edges), rng.integers(0, n, edges)
     keep = u != v
@@ -102,7 +103,15 @@ def test_hub_block_bound_counts_what_it_says(n, edges, k, seed):
     w = np.ones(a.shape[0], dtype=np.int64) if w is None else w
     across = int(w[hub[a] != hub[b]].sum())
     rest_cut = int(w[~hub[a] & ~hub[b] & (part[a] != part[b])].sum())
-    assert hub_block_bound(level.indptr, level.indices, level.edge_weights, hub, part) == (across, rest_cut)
+    from apportion.partitioning.vertex import _partition_kernels
+
+    saved = _partition_kernels.PARALLEL_CUT_MIN_ENTRIES
+    _partition_kernels.PARALLEL_CUT_MIN_ENTRIES = 0 if chunked else saved
+    try:
+        found = hub_block_bound(level.indptr, level.indices, level.edge_weights, hub, part)
+    finally:
+        _partition_kernels.PARALLEL_CUT_MIN_ENTRIES = saved
+    assert found == (across, rest_cut)
 
 
 def _hub_options(preset="fast", **changes):

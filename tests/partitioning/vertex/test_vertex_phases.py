@@ -419,8 +419,9 @@ def test_gain_cache_is_used_where_hubs_are_and_the_cache_is_small():
 def test_gain_cache_fm_finds_what_stale_hub_keys_miss():
     """On a heavy-tailed graph the plain kernel keeps a hub's key towards one block only; the cached kernel's
     keys follow every move. From `fast`'s partition of rmat scale 13 at k = 32 (no FM on heavy-tailed graphs),
-    measured: the plain kernel removes 199 cut edges, the cached one 744 (scales 12-13 at k = 8, 16, 32: the
-    cached one 1.04-3.7 times as many in all six). Both keep the limits."""
+    measured: the plain kernel removes 372 cut edges, the cached one 673 (scales 12-13 at k = 8, 16, 32: the
+    cached one 1.04-2.42 times as many in all six; since label propagation samples a hub's arcs). Both keep the
+    limits."""
     import apportion
 
     graph = apportion.generate("rmat", scale=13, seed=1)
@@ -438,7 +439,7 @@ def test_gain_cache_fm_finds_what_stale_hub_keys_miss():
         assert np.all(bw <= limits)
         assert gains[cached] == edge_cut(level.indptr, level.indices, level.edge_weights, start) - edge_cut(
             level.indptr, level.indices, level.edge_weights, part)
-    assert gains[True] > 2 * gains[False] > 0
+    assert gains[True] > 1.5 * gains[False] > 0
 
 
 @SETTINGS
@@ -588,6 +589,43 @@ def test_the_core_level_is_the_induced_subgraph_of_the_non_isolated_vertices(n, 
 
 
 @SETTINGS
+@given(n=st.integers(1, 120), density=st.floats(0.0, 4), share=st.floats(0.0, 1.0), weighted=st.booleans(),
+       seed=st.integers(0, 10**6))
+def test_an_induced_level_cut_out_on_several_threads_is_the_serial_one(n, density, share, weighted, seed):
+    """`induced_level` on several threads (ranges of equal arc counts, a count pass and a fill pass) gives the
+    arrays of the serial `induced_subgraph`, for any subset, unit and real weights."""
+    from apportion._chunked import using_threads
+    from apportion.graph.csr import Graph
+    from apportion.partitioning.vertex import contract as contract_module
+    from apportion.partitioning.vertex._initial_kernels import induced_subgraph
+
+    rng = np.random.default_rng(seed)
+    m = int(n * density)
+    u, v = rng.integers(0, n, m), rng.integers(0, n, m)
+    keep = u != v
+    u, v = u[keep], v[keep]
+    if weighted:
+        graph = Graph.from_edges(u, v, rng.integers(1, 9, size=u.shape[0]), n=n,
+                                 vertex_weights=rng.integers(1, 5, size=n))
+    else:
+        graph = Graph.from_edges(u, v, n=n)
+    level = LevelGraph.from_graph(graph)
+    chosen = np.flatnonzero(rng.random(n) < share).astype(np.int64)
+    saved, contract_module.PARALLEL_MIN_ENTRIES = contract_module.PARALLEL_MIN_ENTRIES, 0
+    try:
+        with using_threads(2):
+            got = induced_level(*level, chosen)
+    finally:
+        contract_module.PARALLEL_MIN_ENTRIES = saved
+    ptr, idx, w, vw = induced_subgraph(level.indptr, level.indices, level.edge_weights, level.vertex_weights,
+                                       chosen, True, True)
+    for have, want in zip(got, (ptr, idx, w, vw)):
+        np.testing.assert_array_equal(have, want)
+    assert not any(a.flags.writeable for a in got)
+    assert (got.edge_weights.strides == (0,)) == (not weighted) or idx.shape[0] == 0
+
+
+@SETTINGS
 @given(n=st.integers(2, 150), density=st.floats(0.5, 4), k=st.integers(1, 6), seed=st.integers(0, 10**6))
 def test_the_parallel_cut_equals_the_serial_one(n, density, k, seed):
     """`edge_cut_parallel` (slices of the vertices on every thread, as for graphs of 2^20 arcs and more) counts
@@ -608,12 +646,12 @@ def test_the_parallel_cut_equals_the_serial_one(n, density, k, seed):
 
 @SETTINGS
 @given(n=st.integers(2, 150), density=st.floats(0.5, 6), cap=st.integers(1, 40), seed=st.integers(0, 10**6),
-       normalized=st.booleans(), confined=st.booleans())
+       normalized=st.booleans(), confined=st.booleans(), max_arcs=st.sampled_from([2, 5, None]))
 def test_label_propagation_chooses_the_same_with_dense_rows_and_hash_tables(n, density, cap, seed, normalized,
-                                                                             confined):
+                                                                             confined, max_arcs):
     """Dense rating rows (small levels of high degree) and hash tables give the same clustering, with and without
-    blocks to respect and with either rating; weight limits binding or not; on one thread and on two (the tables
-    have a row per thread)."""
+    blocks to respect and with either rating; weight limits binding or not; rows read whole or sampled
+    (`max_arcs`); on one thread and on two (the tables have a row per thread)."""
     import numba
 
     from apportion.partitioning.vertex import coarsen as coarsen_module
@@ -632,7 +670,7 @@ def test_label_propagation_chooses_the_same_with_dense_rows_and_hash_tables(n, d
             for count in (threads, 1):
                 numba.set_num_threads(count)
                 runs.append(coarsen_module.label_propagation_clustering(*level, limit, 3, 4, seed, 0.0, blocks,
-                                                                        normalized))
+                                                                        normalized, max_arcs))
             numba.set_num_threads(threads)
     finally:
         numba.set_num_threads(threads)
@@ -641,6 +679,34 @@ def test_label_propagation_chooses_the_same_with_dense_rows_and_hash_tables(n, d
         np.testing.assert_array_equal(runs[0], other)
     weights = np.bincount(runs[1], weights=level.vertex_weights[:, 0], minlength=n)
     assert weights.max() <= max(cap, level.vertex_weights[:, 0].max())
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_label_propagation_rates_a_long_row_on_an_even_sample_of_its_arcs(dense):
+    """A vertex of more than `max_arcs` arcs rates the clusters on every ceil(degree / max_arcs)-th arc of its row
+    from the first: a hub whose arcs to odd vertices (positions 0, 2, 4, 6 of its row) weigh 1 and to even ones 5
+    joins an even vertex's cluster when it reads its whole row and an odd one's when it reads every second arc."""
+    from apportion.graph.csr import Graph
+    from apportion.partitioning.vertex import coarsen as coarsen_module
+
+    spokes = np.arange(1, 9)
+    graph = Graph.from_edges(np.zeros(8, dtype=np.int64), spokes, np.where(spokes % 2 == 1, 1, 5), n=9)
+    level = LevelGraph.from_graph(graph)
+    assert np.array_equal(level.indices[:8], spokes)  # the hub's row in id order
+    limit = np.array([100], dtype=np.int64)
+    saved = coarsen_module.DENSE_RATING_MAX_VERTICES, coarsen_module.DENSE_RATING_MIN_DEGREE
+    try:
+        if dense:
+            coarsen_module.DENSE_RATING_MAX_VERTICES, coarsen_module.DENSE_RATING_MIN_DEGREE = 10**9, 0
+        chosen = {}
+        for max_arcs in (4, 8, 100):
+            labels = coarsen_module.label_propagation_clustering(*level, limit, 1, 1, 7, 0.0, NO_BLOCKS, False,
+                                                                 max_arcs)
+            chosen[max_arcs] = int(labels[0])
+    finally:
+        coarsen_module.DENSE_RATING_MAX_VERTICES, coarsen_module.DENSE_RATING_MIN_DEGREE = saved
+    assert chosen[4] % 2 == 1 and chosen[4] in spokes
+    assert chosen[8] % 2 == 0 and chosen[8] in spokes and chosen[100] == chosen[8]
 
 
 @pytest.mark.parametrize("k,targets", [(16, None), (11, [3, 1, 1, 2, 1, 1, 1, 4, 1, 1, 2])])

@@ -301,6 +301,44 @@ def relabel_chunks(first, stride, chunks, indices, new_id, out):
             out[e] = new_id[indices[e]]
 
 
+@njit(cache=True, nogil=True)
+def induced_count_chunks(first, stride, chunks, bounds, indptr, indices, vertices, new_id, degree):
+    """Pass 1 of an induced subgraph on every thread, for chunks first, first + stride, ... of the ranges
+    bounds[t]:bounds[t + 1] of `vertices` (`apportion._chunked`): degree[i] = the arcs of vertices[i] whose other
+    end is kept (new_id >= 0)."""
+    m = indices.shape[0]
+    for t in range(first, chunks, stride):
+        for i in range(bounds[t], bounds[t + 1]):
+            v = vertices[i]
+            d = 0
+            for e in range(indptr[v], indptr[v + 1]):
+                if e + ARCS_AHEAD < m:
+                    prefetch(new_id, indices[e + ARCS_AHEAD])
+                d += new_id[indices[e]] >= 0
+            degree[i] = d
+
+
+@njit(cache=True, nogil=True)
+def induced_fill_chunks(first, stride, chunks, bounds, indptr, indices, edge_weights, vertices, new_id, sub_ptr,
+                        sub_idx, sub_w, copy_edge_weights):
+    """Pass 2, the same ranges: the kept arcs of vertices[i], relabelled, at sub_ptr[i] (their weights too with
+    `copy_edge_weights`)."""
+    m = indices.shape[0]
+    for t in range(first, chunks, stride):
+        for i in range(bounds[t], bounds[t + 1]):
+            v = vertices[i]
+            j = sub_ptr[i]
+            for e in range(indptr[v], indptr[v + 1]):
+                if e + ARCS_AHEAD < m:
+                    prefetch(new_id, indices[e + ARCS_AHEAD])
+                a = new_id[indices[e]]
+                if a >= 0:
+                    sub_idx[j] = a
+                    if copy_edge_weights:
+                        sub_w[j] = edge_weights[e]
+                    j += 1
+
+
 #: graphs with fewer adjacency entries are contracted serially
 PARALLEL_MIN_ENTRIES = 1 << 16
 

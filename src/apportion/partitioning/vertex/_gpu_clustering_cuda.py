@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
+from apportion.partitioning.vertex._coarsen_kernels import LP_MAX_ARCS
 from apportion.partitioning.vertex._gpu_hash_cuda import kernel_seed, mix_hash_device
 from apportion.partitioning.vertex._gpu_scan_cuda import BLOCK, blocks_for
 
@@ -68,7 +69,8 @@ def _consider(a, val, v, own, vertex_weights, cap, seed, cluster_weights, normal
 
 @cuda.jit(cache=False)
 def _choose(indptr, indices, edge_weights, vertex_weights, cap, seed, batch_seed, batches, batch, labels,
-            cluster_weights, constrained, blocks, normalized, table_keys, table_vals, hash_min_degree, choice):
+            cluster_weights, constrained, blocks, normalized, table_keys, table_vals, hash_min_degree, max_arcs,
+            choice):
     v = cuda.grid(1)
     n = indptr.shape[0] - 1
     if v >= n:
@@ -83,13 +85,16 @@ def _choose(indptr, indices, edge_weights, vertex_weights, cap, seed, batch_seed
     best_h = np.int64(-1)
     lo = indptr[v]
     hi = indptr[v + 1]
+    step = 1
+    if hi - lo > max_arcs:  # the CPU's even sample of a long row: every step-th arc from the first
+        step = (hi - lo + max_arcs - 1) // max_arcs
     if hi - lo > hash_min_degree:
         # v's own open-addressing table, twice its degree, in the scratch rows [2 lo, 2 hi): O(degree)
         base = 2 * lo
         size = 2 * (hi - lo)
         for slot in range(base, base + size):
             table_keys[slot] = -1
-        for e in range(lo, hi):
+        for e in range(lo, hi, step):
             if constrained and blocks[indices[e]] != blocks[v]:
                 continue
             a = labels[indices[e]]
@@ -109,12 +114,12 @@ def _choose(indptr, indices, edge_weights, vertex_weights, cap, seed, batch_seed
         choice[v] = best
         return
     # short rows: distinct labels found by rescanning the row, O(degree^2) but no scratch traffic
-    for e in range(lo, hi):
+    for e in range(lo, hi, step):
         if constrained and blocks[indices[e]] != blocks[v]:
             continue
         a = labels[indices[e]]
         seen = False
-        for f in range(lo, e):
+        for f in range(lo, e, step):
             if constrained and blocks[indices[f]] != blocks[v]:
                 continue
             if labels[indices[f]] == a:
@@ -123,7 +128,7 @@ def _choose(indptr, indices, edge_weights, vertex_weights, cap, seed, batch_seed
         if seen:
             continue
         val = np.int64(0)
-        for f in range(e, hi):
+        for f in range(e, hi, step):
             if constrained and blocks[indices[f]] != blocks[v]:
                 continue
             if labels[indices[f]] == a:
@@ -192,11 +197,12 @@ HASH_MIN_DEGREE = 32
 
 def label_propagation_cuda(indptr, indices, edge_weights, vertex_weights, cap, rounds: int, batches: int,
                            seed: int, stop_fraction: float, blocks=None, normalized: bool = False,
-                           hash_min_degree: int = HASH_MIN_DEGREE, stream=0):
+                           hash_min_degree: int = HASH_MIN_DEGREE, max_arcs: int = LP_MAX_ARCS, stream=0):
     """Cluster labels (int32 device array) of size-constrained label propagation on device arrays: every
     cluster weighs at most `cap` (int64 device array (ncon,)) in every constraint, or is one vertex. `blocks`
     (an int32 device array, or None) confines clusters to one block each (V-cycles). Deterministic for a seed;
-    equal to `coarsen.label_propagation_clustering` whenever the cap never binds."""
+    equal to `coarsen.label_propagation_clustering` with the same `max_arcs` whenever the cap never binds (a row
+    of more than `max_arcs` arcs is rated on the same even sample of them)."""
     n = indptr.shape[0] - 1
     ncon = vertex_weights.shape[1]
     size = max(n, 1)
@@ -222,7 +228,8 @@ def label_propagation_cuda(indptr, indices, edge_weights, vertex_weights, cap, r
         for batch in range(batches):
             _choose[grid, BLOCK, stream](indptr, indices, edge_weights, vertex_weights, cap, rating_seed, batch_seed,
                                          batches, batch, labels, cluster_weights, constrained, blocks,
-                                         normalized, table_keys, table_vals, hash_min_degree, choice)
+                                         normalized, table_keys, table_vals, hash_min_degree, max_arcs,
+                                         choice)
             _request[grid, BLOCK, stream](choice_n, labels, vertex_weights, incoming, first)
             _accept[grid, BLOCK, stream](choice_n, labels, vertex_weights, cluster_weights, cap, incoming, first)
             _apply[grid, BLOCK, stream](choice_n, labels, vertex_weights, cluster_weights, incoming, first, moved)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from apportion._chunked import run_chunked, thread_budget
+from apportion._chunked import balanced_bounds, run_chunked, thread_budget
 from apportion._kernels.arrays import VERTEX_WEIGHTS
 from apportion._kernels.prefetch import ARCS_AHEAD, prefetch
 
@@ -152,18 +152,37 @@ def stable_argsort(keys):
 
 
 @njit(cache=True, nogil=True)
-def hub_block_bound(indptr, indices, edge_weights, hub, part):
+def hub_block_bound_chunks(first, stride, chunks, bounds, indptr, indices, edge_weights, hub, part, sums):
+    """`hub_block_bound`'s two sums for chunks first, first + stride, ... of the vertex ranges
+    bounds[t]:bounds[t + 1] (`apportion._chunked`), twice per edge: sums[t] = (across, rest_cut) of chunk t."""
+    m = indices.shape[0]
+    for t in range(first, chunks, stride):
+        across = 0
+        rest_cut = 0
+        for v in range(bounds[t], bounds[t + 1]):
+            hv = hub[v]
+            pv = part[v]
+            for e in range(indptr[v], indptr[v + 1]):
+                if e + ARCS_AHEAD < m:  # the neighbour a few arcs on (two random reads)
+                    prefetch(hub, indices[e + ARCS_AHEAD])
+                    prefetch(part, indices[e + ARCS_AHEAD])
+                u = indices[e]
+                if hv != hub[u]:
+                    across += edge_weights[e]
+                elif not hv and pv != part[u]:
+                    rest_cut += edge_weights[e]
+        sums[t, 0] = across
+        sums[t, 1] = rest_cut
+
+
+def hub_block_bound(indptr, indices, edge_weights, hub, part) -> tuple[int, int]:
     """(the edge weight between the vertices with `hub` set and the others, the edge weight among the others
     that `part` cuts): what a hub block would cut for sure, and the cut of its rest under `part` — together an
-    estimate of the hub-block candidate's cut made before the rest is partitioned (`periphery.py`)."""
-    n = indptr.shape[0] - 1
-    across = 0
-    rest_cut = 0
-    for v in range(n):
-        for e in range(indptr[v], indptr[v + 1]):
-            u = indices[e]
-            if hub[v] != hub[u]:
-                across += edge_weights[e]
-            elif not hub[v] and part[v] != part[u]:
-                rest_cut += edge_weights[e]
-    return across // 2, rest_cut // 2
+    estimate of the hub-block candidate's cut made before the rest is partitioned (`periphery.py`). On every
+    thread (rmat 2^21's core, 64 M arcs: 0.58 s on one)."""
+    chunks = 4 * thread_budget() if indices.shape[0] >= PARALLEL_CUT_MIN_ENTRIES else 1
+    sums = np.zeros((chunks, 2), dtype=np.int64)
+    run_chunked(hub_block_bound_chunks, chunks, balanced_bounds(indptr, chunks), indptr, indices,
+                edge_weights, hub, part, sums)
+    across, rest_cut = sums.sum(axis=0)
+    return int(across) // 2, int(rest_cut) // 2

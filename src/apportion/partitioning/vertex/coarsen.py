@@ -16,7 +16,7 @@ import numpy as np
 from apportion._chunked import run_chunked, thread_budget
 from apportion.graph._degree_kernels import degree_extremes
 from apportion.partitioning.vertex._coarsen_kernels import (
-    ORDER_RUN, apply_lp_choices, batched_order, labels_to_cmap, lp_choices, mutual_choices, mutual_pairs,
+    LP_MAX_ARCS, ORDER_RUN, apply_lp_choices, batched_order, labels_to_cmap, lp_choices, mutual_choices, mutual_pairs,
     suitor_matching, table_size, two_hop_matching)
 from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, contract_graph
@@ -60,7 +60,7 @@ def mutual_matching(indptr, indices, edge_weights, vertex_weights, cap, rounds, 
 
 
 def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, cap, rounds, batches, seed,
-                                 stop_fraction, blocks, normalized=False) -> np.ndarray:
+                                 stop_fraction, blocks, normalized=False, max_arcs=None) -> np.ndarray:
     """Size-constrained label propagation (Meyerhenke et al.; KaMinPar's coarsening): every vertex joins the
     neighbouring cluster it is most strongly connected to, if the cluster stays within `cap` in every
     constraint. Each round visits the vertices in `batches` synchronous sub-rounds (`batched_order`: seeded
@@ -76,14 +76,18 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
     `blocks` (int32, length n, or empty for none) restricts clusters to one block each: a vertex only looks
     at neighbours of its own block (the V-cycle of KaFFPa / KaMinPar: coarsening that keeps a partition).
 
+    A vertex of more than `max_arcs` arcs (None: `LP_MAX_ARCS`) rates the clusters on an even sample of that
+    many of them.
+
     Returns labels (int32).
     """
     n = indptr.shape[0] - 1
     chunks = 4 * thread_budget()
     labels = np.arange(n, dtype=np.int32)
     cluster_weights = vertex_weights.copy()
-    max_degree = int(degree_extremes(indptr)[0])
-    size = table_size(max_degree)  # one open-addressing table row per thread; a vertex uses its first slots
+    max_arcs = LP_MAX_ARCS if max_arcs is None else max(1, int(max_arcs))
+    read = min(int(degree_extremes(indptr)[0]), max_arcs)  # the most arcs a vertex reads
+    size = table_size(read)  # one open-addressing table row per thread; a vertex uses its first slots
     dense = dense_rating(n, int(indptr[n]) if n else 0)
     rows = max(1, min(thread_budget(), chunks))  # as many as run_chunked's threads
     table_keys = np.full((rows, 0 if dense else size), -1, dtype=np.int32)
@@ -100,7 +104,7 @@ def label_propagation_clustering(indptr, indices, edge_weights, vertex_weights, 
             lo, hi = int(batch_ptr[batch]), int(batch_ptr[batch + 1])
             run_chunked(lp_choices, chunks, indptr, indices, edge_weights, vertex_weights, cap, seed, labels,
                         cluster_weights, order, lo, hi, constrained, blocks, table_keys, table_vals, touched,
-                        choice, normalized, dense)
+                        choice, normalized, dense, max_arcs)
             moved += apply_lp_choices(order, lo, hi, choice, labels, cluster_weights, vertex_weights, cap)
         if moved < max(1.0, stop_fraction * n):
             break
