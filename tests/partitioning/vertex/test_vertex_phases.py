@@ -546,6 +546,13 @@ def test_the_finest_level_is_the_graph_itself_and_unit_weights_take_no_memory():
     assert result.cut == edge_cut(level.indptr, level.indices, level.edge_weights, result.assignment)
 
 
+def _with_random_weights(u, v, n, rng):
+    """The graph of edges (u, v) on n vertices with random edge weights 1-8 and vertex weights 1-4."""
+    from apportion.graph.csr import Graph
+
+    return Graph.from_edges(u, v, rng.integers(1, 9, size=u.shape[0]), n=n, vertex_weights=rng.integers(1, 5, size=n))
+
+
 @SETTINGS
 @given(n=st.integers(2, 120), density=st.floats(0.2, 3), isolated=st.floats(0.0, 0.8), weighted=st.booleans(),
        seed=st.integers(0, 10**6))
@@ -564,11 +571,7 @@ def test_the_core_level_is_the_induced_subgraph_of_the_non_isolated_vertices(n, 
     keep = u != v
     pairs = sorted({(int(min(a, b)), int(max(a, b))) for a, b in zip(u[keep], v[keep])})
     u, v = np.array([p[0] for p in pairs], dtype=np.int64), np.array([p[1] for p in pairs], dtype=np.int64)
-    if weighted:
-        graph = Graph.from_edges(u, v, rng.integers(1, 9, size=u.shape[0]), n=n,
-                                 vertex_weights=rng.integers(1, 5, size=n))
-    else:
-        graph = Graph.from_edges(u, v, n=n)
+    graph = _with_random_weights(u, v, n, rng) if weighted else Graph.from_edges(u, v, n=n)
     level = LevelGraph.from_graph(graph)
     core_ids = np.flatnonzero(np.diff(graph.indptr) > 0)
     saved, _contract_kernels.PARALLEL_MIN_ENTRIES = _contract_kernels.PARALLEL_MIN_ENTRIES, 1
@@ -604,11 +607,7 @@ def test_an_induced_level_cut_out_on_several_threads_is_the_serial_one(n, densit
     u, v = rng.integers(0, n, m), rng.integers(0, n, m)
     keep = u != v
     u, v = u[keep], v[keep]
-    if weighted:
-        graph = Graph.from_edges(u, v, rng.integers(1, 9, size=u.shape[0]), n=n,
-                                 vertex_weights=rng.integers(1, 5, size=n))
-    else:
-        graph = Graph.from_edges(u, v, n=n)
+    graph = _with_random_weights(u, v, n, rng) if weighted else Graph.from_edges(u, v, n=n)
     level = LevelGraph.from_graph(graph)
     chosen = np.flatnonzero(rng.random(n) < share).astype(np.int64)
     saved, contract_module.PARALLEL_MIN_ENTRIES = contract_module.PARALLEL_MIN_ENTRIES, 0

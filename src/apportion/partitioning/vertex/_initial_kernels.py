@@ -7,6 +7,7 @@ from numba import njit
 
 from apportion._kernels.hashing import mix_hash
 from apportion._kernels.heap import heap_pop, heap_push_or_update, heap_remove
+from apportion.partitioning.vertex._contract_kernels import induced_count_chunks, induced_fill_chunks
 from apportion.partitioning.vertex._partition_kernels import (
     block_weights, overload, stable_argsort)
 
@@ -89,32 +90,23 @@ def induced_subgraph(indptr, indices, edge_weights, vertex_weights, vertices, co
                      copy_vertex_weights):
     """The subgraph induced by `vertices` (sorted ids): (indptr, indices int32, edge_weights, vertex_weights).
     Without `copy_edge_weights` (or `copy_vertex_weights`) that array comes back empty: the caller's weights
-    are all one and it makes unit weights of the right shape (`contract.induced_level`)."""
+    are all one and it makes unit weights of the right shape (`contract.induced_level`). On one thread: the
+    count and fill passes of `contract.induced_level`'s parallel path, as a single chunk."""
     n = indptr.shape[0] - 1
     m = vertices.shape[0]
-    new_id = np.full(n, -1, dtype=np.int64)
+    new_id = np.full(n, -1, dtype=np.int32)
     for i in range(m):
         new_id[vertices[i]] = i
+    whole = np.array([0, m], dtype=np.int64)
+    degree = np.empty(m, dtype=np.int64)
+    induced_count_chunks(0, 1, 1, whole, indptr, indices, vertices, new_id, degree)
     sub_ptr = np.zeros(m + 1, dtype=np.int64)
     for i in range(m):
-        v = vertices[i]
-        d = 0
-        for e in range(indptr[v], indptr[v + 1]):
-            if new_id[indices[e]] >= 0:
-                d += 1
-        sub_ptr[i + 1] = sub_ptr[i] + d
+        sub_ptr[i + 1] = sub_ptr[i] + degree[i]
     sub_idx = np.empty(sub_ptr[m], dtype=np.int32)
     sub_w = np.empty(sub_ptr[m] if copy_edge_weights else 0, dtype=edge_weights.dtype)
-    j = 0
-    for i in range(m):
-        v = vertices[i]
-        for e in range(indptr[v], indptr[v + 1]):
-            a = new_id[indices[e]]
-            if a >= 0:
-                sub_idx[j] = a
-                if copy_edge_weights:
-                    sub_w[j] = edge_weights[e]
-                j += 1
+    induced_fill_chunks(0, 1, 1, whole, indptr, indices, edge_weights, vertices, new_id, sub_ptr, sub_idx, sub_w,
+                        copy_edge_weights)
     sub_vw = np.empty((m if copy_vertex_weights else 0, vertex_weights.shape[1]), dtype=np.int64)
     if copy_vertex_weights:
         for i in range(m):
