@@ -596,7 +596,8 @@ def test_the_core_level_is_the_induced_subgraph_of_the_non_isolated_vertices(n, 
        seed=st.integers(0, 10**6))
 def test_an_induced_level_cut_out_on_several_threads_is_the_serial_one(n, density, share, weighted, seed):
     """`induced_level` on several threads (ranges of equal arc counts, a count pass and a fill pass) gives the
-    arrays of the serial `induced_subgraph`, for any subset, unit and real weights."""
+    arrays of the serial `induced_subgraph` (one chunk of the same passes), and both are SciPy's submatrix of the
+    adjacency, for any subset, unit and real weights."""
     from apportion._chunked import using_threads
     from apportion.graph.csr import Graph
     from apportion.partitioning.vertex import contract as contract_module
@@ -620,6 +621,12 @@ def test_an_induced_level_cut_out_on_several_threads_is_the_serial_one(n, densit
                                        chosen, True, True)
     for have, want in zip(got, (ptr, idx, w, vw)):
         np.testing.assert_array_equal(have, want)
+    reference = graph.to_scipy().tocsr()[chosen][:, chosen]  # rows keep their increasing ids
+    reference.sort_indices()
+    np.testing.assert_array_equal(ptr, reference.indptr)
+    np.testing.assert_array_equal(idx, reference.indices)
+    np.testing.assert_array_equal(w, reference.data if weighted else np.ones_like(reference.data))
+    np.testing.assert_array_equal(vw[:, 0], level.vertex_weights[chosen, 0])
     assert not any(a.flags.writeable for a in got)
     assert (got.edge_weights.strides == (0,)) == (not weighted) or idx.shape[0] == 0
 
