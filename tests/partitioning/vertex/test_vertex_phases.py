@@ -18,7 +18,7 @@ from apportion.partitioning.vertex.options import PRESETS, preset_options
 from apportion.partitioning.vertex._fm_gain_cache_kernels import (
     INTERNAL, PART, _move, cached_best_move, key_after_neighbour_move, kway_fm_cached, new_records)
 from apportion.partitioning.vertex._partition_kernels import fits
-from apportion.partitioning.vertex._refine_kernels import fm_passes_end
+from apportion.partitioning.vertex._refine_kernels import apply_if_not_worse, fm_passes_end, kway_fm
 from apportion.partitioning.vertex.refine import (gain_cache, refine_fm, refine_two_direction,
                                                   use_gain_cache)
 
@@ -272,6 +272,57 @@ def test_refiners_never_increase_the_cut_and_keep_balance(seed, k, which):
         assert before - after == gain
     np.testing.assert_array_equal(bw, block_weights(level.vertex_weights, part, k))
     assert np.all(bw <= limits)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), k=st.integers(2, 6), ncon=st.integers(1, 2), seeds=st.integers(1, 40))
+def test_fm_slots_grown_from_one_give_the_run_with_room_for_every_vertex(seed, k, ncon, seeds):
+    """FM keeps its per-vertex state in slots that double when used up: started with room for one slot (so
+    that it grows at every power of two) it makes exactly the moves it makes with room for all n vertices."""
+    level = weighted_random_level(200, 700, seed, ncon)
+    start, start_bw, limits = _random_start(level, k, seed)
+    vertices = np.random.default_rng(seed).permutation(level.n)[:seeds].astype(np.int32)
+    runs = []
+    for room in (1, level.n):
+        part, bw = start.copy(), start_bw.copy()
+        gain = kway_fm(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw, limits, k,
+                       4, 0.5, seed, vertices, 0.0, -1, room)
+        runs.append((gain, part, bw))
+    assert runs[0][0] == runs[1][0]
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    np.testing.assert_array_equal(runs[0][2], runs[1][2])
+    assert runs[0][0] == edge_cut(level.indptr, level.indices, level.edge_weights, start) - edge_cut(
+        level.indptr, level.indices, level.edge_weights, runs[0][1])
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), k=st.integers(2, 5), movers=st.integers(1, 30))
+def test_applying_requests_keeps_them_exactly_when_the_cut_does_not_grow(seed, k, movers):
+    """`apply_if_not_worse` (the two-direction refiner's step 4) against a recount of the cut: moves that
+    together raise it are undone (-1), others kept with the decrease returned and the block weights updated;
+    the marks it leaves in `request` meanwhile are all cleared."""
+    level = weighted_random_level(60, 200, seed)
+    rng = np.random.default_rng(seed)
+    part = rng.integers(0, k, size=level.n).astype(np.int32)
+    bw = block_weights(level.vertex_weights, part, k)
+    accepted = rng.permutation(level.n)[:movers].astype(np.int64)
+    blocks = ((part[accepted] + rng.integers(1, k, size=movers)) % k).astype(np.int32)  # another block each
+    moved = part.copy()
+    moved[accepted] = blocks
+    before = edge_cut(level.indptr, level.indices, level.edge_weights, part)
+    after = edge_cut(level.indptr, level.indices, level.edge_weights, moved)
+    request = np.full(level.n, -1, dtype=np.int32)
+    kept = part.copy()
+    decrease = apply_if_not_worse(level.indptr, level.indices, level.edge_weights, level.vertex_weights, kept, bw,
+                                  accepted, blocks, request)
+    np.testing.assert_array_equal(request, -1)
+    if after > before:
+        assert decrease == -1
+        np.testing.assert_array_equal(kept, part)
+    else:
+        assert decrease == before - after
+        np.testing.assert_array_equal(kept, moved)
+    np.testing.assert_array_equal(bw, block_weights(level.vertex_weights, kept, k))
 
 
 @SETTINGS

@@ -112,14 +112,19 @@ def touched_vertices(indptr, indices, previous, moved):
     return np.flatnonzero(flag).astype(np.int32)
 
 
+# A request of the two-direction refiner is kept at its vertex's position i in the list of the half-pass
+# (`vertices`, the boundary): request[v] = i, req_block[i] and req_gain[i]; its tie-breaking rank is recomputed
+# (`mix_hash(v, seed)`) where it is needed. Only `request` has n entries (int32): n-sized block, gain and rank
+# arrays (20 bytes a vertex, 42 MB at 2^21 vertices) were the finest level's peak memory.
+
 @njit(cache=True, nogil=True)
 def file_requests(first, stride, chunks, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, k,
-                  direction, seed, target, gain, rank, vertices, filed):
+                  direction, seed, request, req_block, req_gain, vertices, filed):
     """Step 1 of a half-pass (seed 000 ch. 4.3.4, kernel 1): every vertex of `vertices` (the boundary) files its
     best positive-gain move to a block with a higher id (direction 0) or a lower id (direction 1) that fits on
-    its own; target[v] = -1 when it has none. Handles chunks first, first + stride, ... of `chunks` static
-    slices of the list (`apportion._chunked`; any split gives the same result); filed[t] = the requests of
-    chunk t."""
+    its own (request[v] = its position i in the list, req_block[i] the block, req_gain[i] the gain); request[v]
+    = -1 when it has none. Handles chunks first, first + stride, ... of `chunks` static slices of the list
+    (`apportion._chunked`; any split gives the same result); filed[t] = the requests of chunk t."""
     nv = vertices.shape[0]
     ncon = vertex_weights.shape[1]
     conn = np.zeros(k, dtype=np.int64)  # all zero again after every vertex
@@ -129,7 +134,7 @@ def file_requests(first, stride, chunks, indptr, indices, edge_weights, vertex_w
         filed[t] = 0
         for i in range((nv * t) // chunks, (nv * (t + 1)) // chunks):
             v = vertices[i]
-            target[v] = -1
+            request[v] = -1
             own = part[v]
             count = 0
             for e in range(indptr[v], indptr[v + 1]):
@@ -160,40 +165,44 @@ def file_requests(first, stride, chunks, indptr, indices, edge_weights, vertex_w
             for j in range(count):
                 conn[touched[j]] = 0
             if best >= 0:
-                target[v] = best
-                gain[v] = best_conn - own_conn
-                rank[v] = mix_hash(v, seed)
+                request[v] = i
+                req_block[i] = best
+                req_gain[i] = best_conn - own_conn
                 filed[t] += 1
 
 
 @njit(cache=True, nogil=True)
-def afterburner(first, stride, chunks, indptr, indices, edge_weights, part, target, gain, rank, vertices, keep):
+def afterburner(first, stride, chunks, indptr, indices, edge_weights, part, request, req_block, req_gain, seed,
+                vertices, keep):
     """Step 2 (Gilbert, Madduri, Boman and Rajamanickam, Jet, 2023): recompute each request's gain assuming
-    every request of higher priority (gain, then rank) was executed; keep[i] = whether the gain of vertices[i]
-    stays positive. Handles chunks first, first + stride, ... of `chunks` static slices of the list. Vertices
-    outside the list must have target -1.
+    every request of higher priority (gain, then the rank `mix_hash(vertex, seed)`) was executed; keep[i] =
+    whether the gain of vertices[i] stays positive. Handles chunks first, first + stride, ... of `chunks` static
+    slices of the list. Vertices outside the list must have request -1.
     """
     nv = vertices.shape[0]
     m = indices.shape[0]
     for t in range(first, chunks, stride):
         for i in range((nv * t) // chunks, (nv * (t + 1)) // chunks):
             v = vertices[i]
-            b = target[v]
             keep[i] = False
-            if b < 0:
+            if request[v] < 0:
                 continue
+            b = req_block[i]
+            gv = req_gain[i]
             own = part[v]
             g = 0
             for e in range(indptr[v], indptr[v + 1]):
                 if e + ARCS_AHEAD < m:
                     ahead = indices[e + ARCS_AHEAD]
                     prefetch(part, ahead)
-                    prefetch(target, ahead)
+                    prefetch(request, ahead)
                 u = indices[e]
                 bu = part[u]
-                tu = target[u]
-                if tu >= 0 and (gain[u] > gain[v] or (gain[u] == gain[v] and rank[u] > rank[v])):
-                    bu = tu
+                iu = request[u]
+                if iu >= 0:
+                    gu = req_gain[iu]
+                    if gu > gv or (gu == gv and mix_hash(u, seed) > mix_hash(v, seed)):
+                        bu = req_block[iu]
                 if bu == b:
                     g += edge_weights[e]
                 elif bu == own:
@@ -203,60 +212,70 @@ def afterburner(first, stride, chunks, indptr, indices, edge_weights, part, targ
 
 
 @njit(cache=True, nogil=True)
-def accept_requests(vertex_weights, bw, max_weights, candidates, target, gain):
-    """Step 3 (seed 000 ch. 4.3.4, kernel 2): each destination block takes its requests by decreasing gain
-    while it stays within its maximum weight (departures are not credited, so the check is conservative).
-    Returns the accepted vertex ids."""
+def accept_requests(vertex_weights, bw, max_weights, vertices, kept, req_block, req_gain):
+    """Step 3 (seed 000 ch. 4.3.4, kernel 2): each destination block takes its requests (the positions `kept`
+    of the list `vertices`) by decreasing gain while it stays within its maximum weight (departures are not
+    credited, so the check is conservative). Returns (the accepted vertex ids, their blocks)."""
     ncon = vertex_weights.shape[1]
-    keys = np.empty(candidates.shape[0], dtype=np.int64)
-    for i in range(candidates.shape[0]):
-        keys[i] = -gain[candidates[i]]
+    keys = np.empty(kept.shape[0], dtype=np.int64)
+    for i in range(kept.shape[0]):
+        keys[i] = -req_gain[kept[i]]
     order = stable_argsort(keys)
     incoming = bw.copy()
-    accepted = np.empty(candidates.shape[0], dtype=np.int64)
+    accepted = np.empty(kept.shape[0], dtype=np.int64)
+    blocks = np.empty(kept.shape[0], dtype=np.int32)
     count = 0
     for i in range(order.shape[0]):
-        v = candidates[order[i]]
-        b = target[v]
+        j = kept[order[i]]
+        v = vertices[j]
+        b = req_block[j]
         if fits(incoming, b, vertex_weights, v, max_weights):
             for c in range(ncon):
                 incoming[b, c] += vertex_weights[v, c]
             accepted[count] = v
+            blocks[count] = b
             count += 1
-    return accepted[:count]
+    return accepted[:count], blocks[:count]
 
 
 @njit(cache=True, nogil=True)
-def apply_if_not_worse(indptr, indices, edge_weights, vertex_weights, part, bw, accepted, target):
-    """Execute the accepted moves unless together they increase the cut (then undo them); the exact cut change
-    is summed over the moved vertices' edges. Updates part and bw; returns the cut decrease (>= 0), or -1 when
-    the moves were undone."""
+def apply_if_not_worse(indptr, indices, edge_weights, vertex_weights, part, bw, accepted, blocks, request):
+    """Execute the accepted moves (accepted[i] to blocks[i]) unless together they increase the cut (then undo
+    them); the exact cut change is summed over the moved vertices' edges. `request` (n entries, -1 at every
+    accepted vertex when it returns) marks the moved vertices meanwhile, so that no copy of `part` is needed.
+    Updates part and bw; returns the cut decrease (>= 0), or -1 when the moves were undone."""
     ncon = vertex_weights.shape[1]
     na = accepted.shape[0]
-    old_part = part.copy()
+    old = np.empty(na, dtype=np.int32)
     for i in range(na):
         v = accepted[i]
-        part[v] = target[v]
+        old[i] = part[v]
+        part[v] = blocks[i]
+        request[v] = -2 - i  # moved, its old block at old[i]
     twice_delta = 0
     for i in range(na):
         v = accepted[i]
         d = 0
         for e in range(indptr[v], indptr[v + 1]):
             u = indices[e]
-            factor = 1 if old_part[u] != part[u] else 2  # an edge between two moved vertices is seen twice
+            mark = request[u]
+            moved = mark <= -2
+            old_u = old[-2 - mark] if moved else part[u]
+            factor = 1 if moved else 2  # an edge between two moved vertices is seen twice
             now = 1 if part[u] != part[v] else 0
-            before = 1 if old_part[u] != old_part[v] else 0
+            before = 1 if old_u != old[i] else 0
             d += factor * edge_weights[e] * (now - before)
         twice_delta += d
+    for i in range(na):
+        request[accepted[i]] = -1
     if twice_delta > 0:
         for i in range(na):
-            v = accepted[i]
-            part[v] = old_part[v]
+            part[accepted[i]] = old[i]
         return -1
     for i in range(na):
         v = accepted[i]
         for c in range(ncon):
-            bw[old_part[v], c] -= vertex_weights[v, c]
+            bw[old[i], c] -= vertex_weights[v, c]
             bw[part[v], c] += vertex_weights[v, c]
     return -twice_delta // 2
 
@@ -307,9 +326,55 @@ def fm_passes_end(gain, previous_gain, cut_after, start_cut, min_improvement, gi
     return cut_after - gain * gain / (previous_gain - gain) > give_up_above
 
 
+# The per-vertex state of k-way FM lives in slots handed out to the vertices it touches (the seeds, the vertices
+# pushed on its heap, the moved vertices' neighbours), not in arrays of n entries: on the finest level of a
+# 2^21-vertex mesh at k = 64 FM touches about 5 % of the vertices, and its n-sized arrays (41 bytes a vertex,
+# 86 MB) were the partitioner's peak memory. Only the vertex -> slot map has n entries (int32).
+#: the columns of FM's slot table (int32, one row per touched vertex)
+_SLOT_VERTEX, _SLOT_LOCKED, _SLOT_CHECKED, _SLOT_AIM, _SLOT_LISTED = 0, 1, 2, 3, 4
+_SLOT_FIELDS = 5
+#: slots FM starts with at least (they double when used up)
+FM_MIN_SLOTS = 1024
+
+
+@njit(cache=True, nogil=True)
+def fm_slots_grown(n, state, key, pos, heap, log, candidates):
+    """The slot arrays of `kway_fm` with twice the room (at most n), their rows copied."""
+    cap = state.shape[0]
+    room = min(2 * cap, n)
+    new_state = np.empty((room, _SLOT_FIELDS), dtype=np.int32)
+    new_state[:cap] = state
+    new_key = np.zeros(room, dtype=np.int64)
+    new_key[:cap] = key
+    new_pos = np.full(room, -1, dtype=np.int32)
+    new_pos[:cap] = pos
+    new_heap = np.empty(room, dtype=np.int32)
+    new_heap[:cap] = heap
+    new_log = np.empty((room, 2), dtype=np.int32)
+    new_log[:cap] = log
+    new_candidates = np.empty(room, dtype=np.int32)
+    new_candidates[:cap] = candidates
+    return new_state, new_key, new_pos, new_heap, new_log, new_candidates
+
+
+@njit(cache=True, nogil=True)
+def fm_new_slot(v, n, slot, state, key, pos, heap, log, candidates, used):
+    """Give vertex v (which has none) slot `used`, growing the arrays when they are full: not locked, not
+    checked, no aim, not listed. Returns (its slot, slots used, the arrays)."""
+    if used == state.shape[0]:
+        state, key, pos, heap, log, candidates = fm_slots_grown(n, state, key, pos, heap, log, candidates)
+    slot[v] = used
+    state[used, _SLOT_VERTEX] = v
+    state[used, _SLOT_LOCKED] = -1
+    state[used, _SLOT_CHECKED] = -1
+    state[used, _SLOT_AIM] = -1
+    state[used, _SLOT_LISTED] = 0
+    return used, used + 1, state, key, pos, heap, log, candidates
+
+
 @njit(cache=True, nogil=True)
 def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, k, passes, stop_fraction,
-            seed, vertices, min_improvement, give_up_above):
+            seed, vertices, min_improvement, give_up_above, min_slots):
     """k-way Fiduccia-Mattheyses refinement (Fiduccia and Mattheyses 1982; Sanders and Schulz, KaFFPa).
 
     Every boundary vertex sits in a max-heap keyed by the gain of its best feasible move. A pass moves the
@@ -322,25 +387,40 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
     the cut by less than `min_improvement` times the cut at the start, or once the cut cannot come down to
     `give_up_above` (>= 0; -1: never) as `fm_passes_end` predicts.
 
-    Returns the total cut decrease.
+    The state of a vertex (heap key and position, the pass that moved or recounted it, its aimed block) is
+    kept in a slot of its own, handed out when FM first needs it (the comment above `_SLOT_FIELDS`); the heap
+    holds slots. It starts with room for `min_slots` of them (0: max(FM_MIN_SLOTS, 2 len(vertices)); the result
+    is the same whatever the room). Returns the total cut decrease.
     """
     n = indptr.shape[0] - 1
     ncon = vertex_weights.shape[1]
-    listed, candidates, ncand = fm_candidates(n, vertices)
+    nv = vertices.shape[0]
+    slot = np.full(n, -1, dtype=np.int32)
+    cap = max(1, min(n, min_slots if min_slots > 0 else max(FM_MIN_SLOTS, 2 * nv)))
+    state = np.empty((cap, _SLOT_FIELDS), dtype=np.int32)
+    key = np.zeros(cap, dtype=np.int64)
+    pos = np.full(cap, -1, dtype=np.int32)
+    heap = np.empty(cap, dtype=np.int32)
+    log = np.empty((cap, 2), dtype=np.int32)  # per move: the slot moved, the block it left
+    candidates = np.empty(cap, dtype=np.int32)  # slots, in the order they were listed
+    used = 0
+    ncand = 0
+    for i in range(nv):
+        v = vertices[i]
+        s = slot[v]
+        if s < 0:
+            s, used, state, key, pos, heap, log, candidates = fm_new_slot(v, n, slot, state, key, pos, heap, log,
+                                                                          candidates, used)
+        if state[s, _SLOT_LISTED] == 0:
+            state[s, _SLOT_LISTED] = 1
+            candidates[ncand] = s
+            ncand += 1
     conn = np.zeros(k, dtype=np.int64)
     touched = np.zeros(k, dtype=np.int32)
-    heap = np.empty(n, dtype=np.int32)
-    key = np.zeros(n, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int32)
     size = np.zeros(1, dtype=np.int64)
-    locked = np.full(n, -1, dtype=np.int32)  # the pass that moved the vertex (int32: 4 bytes a vertex less)
-    checked = np.full(n, -1, dtype=np.int32)  # the pass that last recounted it
-    aim = np.full(n, -1, dtype=np.int32)
-    log_vertex = np.empty(n, dtype=np.int32)
-    log_from = np.empty(n, dtype=np.int32)
     twice_cut = 0
     for i in range(ncand):
-        v = candidates[i]
+        v = state[candidates[i], _SLOT_VERTEX]
         for e in range(indptr[v], indptr[v + 1]):
             if part[indices[e]] != part[v]:
                 twice_cut += edge_weights[e]
@@ -349,7 +429,8 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
     for p in range(passes):
         boundary = 0
         for i in range(ncand):
-            v = candidates[i]
+            s = candidates[i]
+            v = state[s, _SLOT_VERTEX]
             own = part[v]
             is_boundary = False
             for e in range(indptr[v], indptr[v + 1]):
@@ -362,8 +443,8 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
             b, g = best_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, conn,
                              touched)
             if b >= 0:
-                aim[v] = b
-                heap_push_or_update(heap, key, pos, size, v, g)
+                state[s, _SLOT_AIM] = b
+                heap_push_or_update(heap, key, pos, size, s, g)
         limit = max(FM_MIN_PATIENCE, int(stop_fraction * boundary))
         moves = 0
         current = 0
@@ -371,24 +452,25 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
         best_moves = 0
         since_best = 0
         while size[0] > 0:
-            v = heap_pop(heap, key, pos, size)
-            popped = key[v]
+            s = heap_pop(heap, key, pos, size)
+            v = state[s, _SLOT_VERTEX]
+            popped = key[s]
             b, g = best_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, conn,
                              touched)
             if b < 0:
                 continue
             if g < popped:
-                aim[v] = b
-                heap_push_or_update(heap, key, pos, size, v, g)
+                state[s, _SLOT_AIM] = b
+                heap_push_or_update(heap, key, pos, size, s, g)
                 continue
             own = part[v]
             for c in range(ncon):
                 bw[own, c] -= vertex_weights[v, c]
                 bw[b, c] += vertex_weights[v, c]
             part[v] = b
-            locked[v] = p
-            log_vertex[moves] = v
-            log_from[moves] = own
+            state[s, _SLOT_LOCKED] = p
+            log[moves, 0] = s
+            log[moves, 1] = own
             moves += 1
             current += g
             if current > best:
@@ -401,42 +483,51 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
                     break
             for e in range(indptr[v], indptr[v + 1]):
                 u = indices[e]
-                if locked[u] == p:
+                su = slot[u]
+                if su >= 0 and state[su, _SLOT_LOCKED] == p:
                     continue
                 if indptr[u + 1] - indptr[u] > EXACT_UPDATE_DEGREE:
                     # a hub: no O(deg u) recount per neighbouring move (O(deg^2) on power-law graphs). Its key
-                    # stays the exact gain of moving it to the block it aimed at (aim[u]), updated in O(1); a
-                    # better block appearing meanwhile is found when it is popped and recounted.
-                    if pos[u] >= 0:
+                    # stays the exact gain of moving it to the block it aimed at, updated in O(1); a better
+                    # block appearing meanwhile is found when it is popped and recounted.
+                    if su >= 0 and pos[su] >= 0:
                         w = edge_weights[e]
                         delta = 0
                         if part[u] == own:
                             delta += w
                         elif part[u] == b:
                             delta -= w
-                        if aim[u] == own:
+                        aim = state[su, _SLOT_AIM]
+                        if aim == own:
                             delta -= w
-                        elif aim[u] == b:
+                        elif aim == b:
                             delta += w
                         if delta != 0:
-                            heap_push_or_update(heap, key, pos, size, u, key[u] + delta)
+                            heap_push_or_update(heap, key, pos, size, su, key[su] + delta)
                         continue
-                    if checked[u] == p:
+                    if su < 0:
+                        su, used, state, key, pos, heap, log, candidates = fm_new_slot(
+                            u, n, slot, state, key, pos, heap, log, candidates, used)
+                    if state[su, _SLOT_CHECKED] == p:
                         continue
-                    checked[u] = p
+                    state[su, _SLOT_CHECKED] = p
                 bu, gu = best_move(u, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights,
                                    conn, touched)
                 if bu < 0:
-                    heap_remove(heap, key, pos, size, u)
+                    if su >= 0:
+                        heap_remove(heap, key, pos, size, su)
                 else:
-                    aim[u] = bu
-                    heap_push_or_update(heap, key, pos, size, u, gu)
+                    if su < 0:
+                        su, used, state, key, pos, heap, log, candidates = fm_new_slot(
+                            u, n, slot, state, key, pos, heap, log, candidates, used)
+                    state[su, _SLOT_AIM] = bu
+                    heap_push_or_update(heap, key, pos, size, su, gu)
         while size[0] > 0:
             heap_pop(heap, key, pos, size)
         for i in range(moves - 1, best_moves - 1, -1):
-            v = log_vertex[i]
+            v = state[log[i, 0], _SLOT_VERTEX]
             b = part[v]
-            a = log_from[i]
+            a = log[i, 1]
             for c in range(ncon):
                 bw[b, c] -= vertex_weights[v, c]
                 bw[a, c] += vertex_weights[v, c]
@@ -446,5 +537,17 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
                          give_up_above):
             break
         previous_gain = best
-        ncand = list_moved_and_neighbours(indptr, indices, log_vertex, best_moves, listed, candidates, ncand)
+        # the next pass's seeds: the kept moves' vertices and their neighbours, each listed once
+        for i in range(best_moves):
+            v = state[log[i, 0], _SLOT_VERTEX]
+            for j in range(-1, indptr[v + 1] - indptr[v]):
+                u = v if j < 0 else indices[indptr[v] + j]
+                su = slot[u]
+                if su < 0:
+                    su, used, state, key, pos, heap, log, candidates = fm_new_slot(
+                        u, n, slot, state, key, pos, heap, log, candidates, used)
+                if state[su, _SLOT_LISTED] == 0:
+                    state[su, _SLOT_LISTED] = 1
+                    candidates[ncand] = su
+                    ncand += 1
     return total_gain

@@ -247,6 +247,7 @@ def coarsen(graph: LevelGraph, ctx: PartitionContext,
         cap = cluster_weight_cap(current, k, ctx.targets, ctx.epsilon, options)
         labels = cluster_level(current, cap, method, options, ctx.seed * 7919 + level, current_blocks)
         cmap, coarse_n = labels_to_cmap(labels)
+        del labels  # n entries, not held through the contraction (the peak of a mesh's first level)
         method, verdict = level_verdict(options, method, current.n, coarse_n)
         if verdict == RETRY:
             continue

@@ -428,7 +428,7 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
         if depth < levels - 1:
             with watch.phase("project"):
                 part = project_partition(cmaps[depth], part)
-            hierarchy[depth + 1] = cmaps[depth] = None  # a level is let go once its partition is projected
+            cmaps[depth] = None  # the map is let go once the partition is projected through it
             release_free_memory()
         final = depth == 0
         with watch.phase("rebalance"):
@@ -450,6 +450,10 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
             with watch.phase("metrics"):
                 if candidate_cut < edge_cut_parallel(graph.indptr, graph.indices, graph.edge_weights, part):
                     part = candidate
+        if depth > 0:
+            # a coarse level is let go once refined, before the finer partition is projected (on a mesh of 2^21
+            # vertices the first coarse level is 40 MB, then held beside the finest level's partition)
+            hierarchy[depth] = graph = None
         ctx.progress.advance(step)
     return part, levels
 

@@ -31,10 +31,7 @@ def refine_two_direction(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ma
         boundary = all_boundary_vertices(graph, part)
     if passes <= 0 or graph.n == 0:
         return 0, boundary
-    n = graph.n
-    target = np.full(n, -1, dtype=np.int32)
-    gain = np.zeros(n, dtype=np.int64)
-    rank = np.zeros(n, dtype=np.int64)
+    request = np.full(graph.n, -1, dtype=np.int32)  # position of a vertex's request in the boundary, or -1
     chunks = 4 * thread_budget()
     filed = np.zeros(chunks, dtype=np.int64)
     moved = 0
@@ -43,22 +40,26 @@ def refine_two_direction(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ma
         for direction in (0, 1):
             if boundary.shape[0] == 0:
                 break
+            half_seed = seed * 7919 + 2 * p + direction
+            req_block = np.empty(boundary.shape[0], dtype=np.int32)
+            req_gain = np.empty(boundary.shape[0], dtype=np.int64)
             run_chunked(file_requests, chunks, graph.indptr, graph.indices, graph.edge_weights,
-                        graph.vertex_weights, part, bw, max_weights, bw.shape[0], direction,
-                        seed * 7919 + 2 * p + direction, target, gain, rank, boundary, filed)
+                        graph.vertex_weights, part, bw, max_weights, bw.shape[0], direction, half_seed, request,
+                        req_block, req_gain, boundary, filed)
             accepted = None
             if filed.any():
                 keep = np.empty(boundary.shape[0], dtype=np.bool_)
-                run_chunked(afterburner, chunks, graph.indptr, graph.indices, graph.edge_weights, part, target,
-                            gain, rank, boundary, keep)
-                candidates = boundary[keep]
-                if candidates.shape[0]:
-                    accepted = accept_requests(graph.vertex_weights, bw, max_weights, candidates, target, gain)
+                run_chunked(afterburner, chunks, graph.indptr, graph.indices, graph.edge_weights, part, request,
+                            req_block, req_gain, half_seed, boundary, keep)
+                kept = np.flatnonzero(keep)
+                if kept.shape[0]:
+                    accepted, blocks = accept_requests(graph.vertex_weights, bw, max_weights, boundary, kept,
+                                                       req_block, req_gain)
                     if accepted.shape[0] == 0 or apply_if_not_worse(
                             graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
-                            accepted, target) < 0:
+                            accepted, blocks, request) < 0:
                         accepted = None
-            target[boundary] = -1
+            request[boundary] = -1
             if accepted is not None:
                 moved_in_pass += accepted.shape[0]
                 boundary = boundary_vertices(graph.indptr, graph.indices, part,
@@ -127,7 +128,7 @@ def refine_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: 
                                   degree_weight, int(give_up_above)))
     return int(kway_fm(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
                        max_weights, k, passes, stop_fraction, seed, vertices, float(min_improvement),
-                       int(give_up_above)))
+                       int(give_up_above), 0))
 
 
 def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ctx: PartitionContext, seed: int,
