@@ -296,6 +296,26 @@ def test_fm_slots_grown_from_one_give_the_run_with_room_for_every_vertex(seed, k
 
 
 @SETTINGS
+@given(seed=st.integers(0, 10**6), k=st.integers(1, 6), n=st.integers(1, 120), chunks=st.sampled_from([1, 3, 7]))
+def test_the_boundary_scan_on_several_threads_finds_every_vertex_with_a_foreign_neighbour(seed, k, n, chunks):
+    """`all_boundary_vertices`, split into static vertex ranges on every thread, against a NumPy recount
+    (a vertex is on the boundary when one of its arcs ends in another block)."""
+    import apportion.partitioning.vertex.boundary as boundary
+
+    level = weighted_random_level(n, 3 * n, seed)
+    part = np.random.default_rng(seed).integers(0, k, size=n).astype(np.int32)
+    owner = np.repeat(np.arange(n), np.diff(level.indptr))
+    foreign = part[level.indices] != part[owner]
+    expected = np.unique(owner[foreign]).astype(np.int32)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(boundary, "thread_budget", lambda: chunks)
+        patch.setattr(boundary, "PARALLEL_BOUNDARY_MIN_ARCS", 0)
+        found = boundary.all_boundary_vertices(level, part)
+    assert found.dtype == np.int32
+    np.testing.assert_array_equal(found, expected)
+
+
+@SETTINGS
 @given(seed=st.integers(0, 10**6), k=st.integers(2, 5), movers=st.integers(1, 30))
 def test_applying_requests_keeps_them_exactly_when_the_cut_does_not_grow(seed, k, movers):
     """`apply_if_not_worse` (the two-direction refiner's step 4) against a recount of the cut: moves that

@@ -97,6 +97,16 @@ def boundary_vertices(indptr, indices, part, candidates):
 
 
 @njit(cache=True, nogil=True)
+def boundary_flag_chunks(first, stride, chunks, indptr, indices, part, keep):
+    """keep[v] = whether vertex v has a neighbour in another block, for the vertex ranges of chunks first,
+    first + stride, ... of `chunks` equal slices of 0..n-1 (`apportion._chunked`)."""
+    n = indptr.shape[0] - 1
+    for t in range(first, chunks, stride):
+        for v in range((n * t) // chunks, (n * (t + 1)) // chunks):
+            keep[v] = _is_boundary(v, indptr, indices, part)
+
+
+@njit(cache=True, nogil=True)
 def touched_vertices(indptr, indices, previous, moved):
     """Sorted ids of `previous` plus the moved vertices and their neighbours (int32): every vertex whose
     boundary status or gains a set of moves can have changed, together with the old boundary."""
