@@ -325,7 +325,7 @@ def test_applying_requests_keeps_them_exactly_when_the_cut_does_not_grow(seed, k
     rng = np.random.default_rng(seed)
     part = rng.integers(0, k, size=level.n).astype(np.int32)
     bw = block_weights(level.vertex_weights, part, k)
-    accepted = rng.permutation(level.n)[:movers].astype(np.int64)
+    accepted = rng.permutation(level.n)[:movers].astype(np.int32)
     blocks = ((part[accepted] + rng.integers(1, k, size=movers)) % k).astype(np.int32)  # another block each
     moved = part.copy()
     moved[accepted] = blocks

@@ -232,7 +232,7 @@ def accept_requests(vertex_weights, bw, max_weights, vertices, kept, req_block, 
         keys[i] = -req_gain[kept[i]]
     order = stable_argsort(keys)
     incoming = bw.copy()
-    accepted = np.empty(kept.shape[0], dtype=np.int64)
+    accepted = np.empty(kept.shape[0], dtype=np.int32)  # int32 ids, as the moved vertices' elsewhere
     blocks = np.empty(kept.shape[0], dtype=np.int32)
     count = 0
     for i in range(order.shape[0]):
