@@ -338,8 +338,8 @@ def fm_passes_end(gain, previous_gain, cut_after, start_cut, min_improvement, gi
 
 # The per-vertex state of k-way FM lives in slots handed out to the vertices it touches (the seeds, the vertices
 # pushed on its heap, the moved vertices' neighbours), not in arrays of n entries: on the finest level of a
-# 2^21-vertex mesh at k = 64 FM touches about 5 % of the vertices, and its n-sized arrays (41 bytes a vertex,
-# 86 MB) were the partitioner's peak memory. Only the vertex -> slot map has n entries (int32).
+# 2^21-vertex mesh at k = 64 FM is seeded with a boundary of 39 k vertices (1.9 %), and its n-sized arrays
+# (41 bytes a vertex, 86 MB) were the partitioner's peak memory. Only the vertex -> slot map has n entries.
 #: the columns of FM's slot table (int32, one row per touched vertex)
 _SLOT_VERTEX, _SLOT_LOCKED, _SLOT_CHECKED, _SLOT_AIM, _SLOT_LISTED = 0, 1, 2, 3, 4
 _SLOT_FIELDS = 5
