@@ -242,6 +242,24 @@ def test_auto_coarsening_starts_with_clustering_above_the_limit(monkeypatch):
         assert used[0] == (900, first)
 
 
+def level_with_hubs(n: int, m: int, seed: int, ncon: int, hubs: int, leaves: int) -> LevelGraph:
+    """`weighted_random_level` with `hubs` vertices (ids 0..hubs-1) each joined to `leaves` random others."""
+    rng = np.random.default_rng(seed)
+    base = weighted_random_level(n, m, seed, ncon=ncon)
+    src = np.repeat(np.arange(n), np.diff(base.indptr))
+    keep = src < base.indices
+    u, v, w = src[keep], base.indices[keep].astype(np.int64), base.edge_weights[keep]
+    for hub in range(hubs):
+        joined = rng.choice(np.arange(hubs, n), size=leaves, replace=False)
+        u, v, w = np.concatenate([u, np.full(joined.size, hub)]), np.concatenate([v, joined]), \
+            np.concatenate([w, rng.integers(1, 9, size=joined.size)])
+    from apportion.graph.csr import Graph
+
+    graph = Graph.from_edges(u, v, w, n=n, vertex_weights=base.vertex_weights if ncon > 1 else
+                             base.vertex_weights[:, 0])
+    return LevelGraph.from_graph(graph)
+
+
 def _random_start(level: LevelGraph, k: int, seed: int):
     rng = np.random.default_rng(seed)
     part = rng.integers(0, k, size=level.n).astype(np.int32)
@@ -275,11 +293,13 @@ def test_refiners_never_increase_the_cut_and_keep_balance(seed, k, which):
 
 
 @SETTINGS
-@given(seed=st.integers(0, 10**6), k=st.integers(2, 6), ncon=st.integers(1, 2), seeds=st.integers(1, 40))
-def test_fm_slots_grown_from_one_give_the_run_with_room_for_every_vertex(seed, k, ncon, seeds):
+@given(seed=st.integers(0, 10**6), k=st.integers(2, 6), ncon=st.integers(1, 2), seeds=st.integers(1, 40),
+       hubs=st.integers(0, 2))
+def test_fm_slots_grown_from_one_give_the_run_with_room_for_every_vertex(seed, k, ncon, seeds, hubs):
     """FM keeps its per-vertex state in slots that double when used up: started with room for one slot (so
-    that it grows at every power of two) it makes exactly the moves it makes with room for all n vertices."""
-    level = weighted_random_level(200, 700, seed, ncon)
+    that it grows at every power of two) it makes exactly the moves it makes with room for all n vertices,
+    hubs (degree above EXACT_UPDATE_DEGREE, keys updated without a recount) included."""
+    level = level_with_hubs(200, 700, seed, ncon, hubs, 80)
     start, start_bw, limits = _random_start(level, k, seed)
     vertices = np.random.default_rng(seed).permutation(level.n)[:seeds].astype(np.int32)
     runs = []
@@ -351,21 +371,8 @@ def test_gain_cache_fm_keeps_its_cache_exact_and_reports_the_true_gain(seed, k, 
     """The gain-cache FM (moves, undone moves, several passes) leaves every vertex's row equal to its
     connections recounted from the final partition, reports exactly the cut it removed and keeps every block
     within its limit; `hubs` vertices joined to a third of the graph give it hubs to move."""
-    rng = np.random.default_rng(seed)
     n = 120
-    base = weighted_random_level(n, 300, seed, ncon=ncon)
-    src = np.repeat(np.arange(n), np.diff(base.indptr))
-    keep = src < base.indices
-    u, v, w = src[keep], base.indices[keep].astype(np.int64), base.edge_weights[keep]
-    for hub in range(hubs):
-        leaves = rng.choice(np.arange(hubs, n), size=n // 3, replace=False)
-        u, v, w = np.concatenate([u, np.full(leaves.size, hub)]), np.concatenate([v, leaves]), \
-            np.concatenate([w, rng.integers(1, 9, size=leaves.size)])
-    from apportion.graph.csr import Graph
-
-    graph = Graph.from_edges(u, v, w, n=n, vertex_weights=base.vertex_weights if ncon > 1 else
-                             base.vertex_weights[:, 0])
-    level = LevelGraph.from_graph(graph)
+    level = level_with_hubs(n, 300, seed, ncon, hubs, n // 3)
     part, bw, limits = _random_start(level, k, seed)
     before = edge_cut(level.indptr, level.indices, level.edge_weights, part)
     conn, degree_weight = gain_cache(level, part, k)
