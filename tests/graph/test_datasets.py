@@ -109,6 +109,13 @@ def test_command_line_arguments():
     assert datasets.is_argument("dataset:x") and not datasets.is_argument("data/x.graph")
 
 
+def test_read_graph_takes_a_dataset_name_as_the_command_line_does():
+    graph = read_graph("dataset:karate")
+    assert graph.name == "karate" and np.array_equal(graph.indices, datasets.load("karate").indices)
+    with pytest.raises(InputError, match="unknown dataset 'nope'"):
+        read_graph("dataset:nope")
+
+
 def test_top_level_access_and_a_light_catalog():
     """`apportion.datasets` is reachable from the top level, and listing the catalog imports neither Numba nor
     the graph readers (so `import apportion` and `apportion datasets` stay fast)."""

@@ -148,12 +148,8 @@ def load_graph(path: str, strict: bool = False, **options):
     This is the single place where a command-line graph name is resolved into a Graph: `dataset:NAME` is a
     graph shipped with apportion (the reading options do not apply to it).
     """
-    from apportion.datasets import from_argument
     from apportion.graph.io import read_graph
 
-    shipped = from_argument(path)
-    if shipped is not None:
-        return shipped
     return read_graph(path, strict=strict, **options)
 
 

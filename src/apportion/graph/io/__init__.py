@@ -62,6 +62,7 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, strict: bo
         path: the file; its extension (under a `.gz`/`.bz2`/`.xz` suffix) picks the format unless `format` is
             given ("metis", "mtx", "edgelist", "npz"). Compressed data (gzip, bzip2, xz) is recognised by its
             content whatever the name; `-` is standard input (give `format`); pipes and `/dev/stdin` work.
+            `dataset:NAME` is a graph shipped with apportion (`apportion.datasets`; the options do not apply).
         strict: self-loops are errors instead of being dropped with a warning.
         options: per format — mtx: `bipartite`; edgelist: `base` (0/1), `relabel` (None/True/False),
             `weighted`; all: `name`. An option another format uses is ignored when it is None/False
@@ -73,6 +74,11 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, strict: bo
         FileNotFoundError: the file does not exist.
     """
     path = str(path)
+    from apportion.datasets import from_argument  # the catalogue only: its reader loads when it is used
+
+    shipped = from_argument(path)  # `dataset:NAME`, as on the command line
+    if shipped is not None:
+        return shipped
     fmt = format_of(path, format)
     if not is_stdin(path):
         if os.path.isdir(path):
