@@ -70,6 +70,29 @@ def test_platform_file_errors_name_file_and_key(tmp_path, edit, key):
     assert str(path) in str(info.value) and key in str(info.value)
 
 
+@pytest.mark.parametrize("entry, key", [
+    ('type = "cpu"\nthreads = inf', "device[0].threads: must be finite"),
+    ('type = "cpu"\nthreads = 1.5', "device[0].threads: must be a whole number"),
+    ('type = "cpu"\nthreads = 1000', "device[0]: CPUDevice"),  # the device's own check, located
+    ('type = "throttled"\nfactor = 0.5', "device[0].factor: must be >= 1"),
+    ('type = "throttled"\nfactor = inf', "device[0].factor: must be finite"),
+    ('type = "cuda"\nindex = 0.5', "device[0].index: must be a whole number"),
+    ('type = "simulated"\npeak_gflops = inf\nmemory_bandwidth_gbs = 1', "device[0].peak_gflops: must be finite"),
+    ('type = "simulated"\npeak_gflops = 1\nmemory_bandwidth_gbs = nan', "device[0].memory_bandwidth_gbs"),
+    ('type = "simulated"\npeak_gflops = 1\nmemory_bandwidth_gbs = 1\nlaunch_latency_us = inf',
+     "device[0].launch_latency_us: must be finite"),
+    ('type = "simulated"\npeak_gflops = 1\nmemory_bandwidth_gbs = 1\nsaturation_gflop = { default = inf }',
+     "device[0].saturation_gflop.default"),
+])
+def test_platform_numbers_are_finite_and_whole_where_counted(tmp_path, entry, key):
+    """TOML allows inf, nan and fractions: each is refused where it makes no device (issue 11's one line)."""
+    path = tmp_path / "bad.toml"
+    path.write_text(f"[[device]]\n{entry}\n")
+    with pytest.raises(InputError) as info:
+        Platform.load(path)
+    assert str(info.value).startswith(f"{path}: ") and key in str(info.value)
+
+
 def test_platform_missing_file_and_no_devices(tmp_path):
     with pytest.raises(InputError, match="not found"):
         Platform.load(tmp_path / "nope.toml")

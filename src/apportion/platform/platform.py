@@ -24,6 +24,7 @@ Every error names the file and the key: `platform.toml: device[2].peak_gflops: m
 
 from __future__ import annotations
 
+import math
 import tomllib
 import warnings
 from dataclasses import dataclass, field
@@ -214,7 +215,10 @@ _REAL_KEYS = {"cpu": {"name", "type", "threads", "peak_gflops"},
               "ray": {"name", "type", "threads"}}
 
 
-def _number(entry: dict, key: str, where: str, source: str, default=None, positive=True, allow_zero=False):
+def _number(entry: dict, key: str, where: str, source: str, default=None, positive=True, allow_zero=False,
+            integer=False, at_least=None):
+    """entry[key] as a float (`default` when absent; missing is an error without one): a finite number (TOML
+    allows inf and nan), > 0 (or >= 0 with `allow_zero`), whole with `integer`, >= `at_least` when given."""
     if key not in entry:
         if default is None:
             raise InputError(f"{where}.{key}: missing", path=source)
@@ -222,8 +226,14 @@ def _number(entry: dict, key: str, where: str, source: str, default=None, positi
     value = entry[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"{where}.{key}: must be a number, got {value!r}", path=source)
+    if not math.isfinite(value):
+        raise InputError(f"{where}.{key}: must be finite, got {value}", path=source)
+    if integer and value != int(value):
+        raise InputError(f"{where}.{key}: must be a whole number, got {value}", path=source)
     if positive and not (value > 0 or (allow_zero and value == 0)):
         raise InputError(f"{where}.{key}: must be {'>= 0' if allow_zero else '> 0'}, got {value}", path=source)
+    if at_least is not None and value < at_least:
+        raise InputError(f"{where}.{key}: must be >= {at_least:g}, got {value}", path=source)
     return float(value)
 
 
@@ -243,17 +253,24 @@ def _device_from_entry(entry: Any, index: int, source: str) -> Device:
         raise InputError(f"{where}: unknown key(s) {sorted(unknown)} for type {kind!r}", path=source)
     if kind == "simulated":
         return _simulated_from_entry(entry, name, where, source)
-    if kind in ("cpu", "throttled"):
-        threads = int(_number(entry, "threads", where, source, default=1))
-        peak = entry.get("peak_gflops")
-        cpu = CPUDevice(threads=threads, name=name if kind == "cpu" else f"{name}-inner",
-                        peak_flops=None if peak is None else _number(entry, "peak_gflops", where, source) * 1e9)
-        if kind == "cpu":
-            return cpu
-        return ThrottledDevice(cpu, _number(entry, "factor", where, source), name=name)
-    if kind == "cuda":
-        return CUDADevice(int(_number(entry, "index", where, source, default=0, allow_zero=True)), name=name)
-    return RayDevice(name=name, threads=int(_number(entry, "threads", where, source, default=1)))
+    try:
+        if kind in ("cpu", "throttled"):
+            threads = int(_number(entry, "threads", where, source, default=1, integer=True))
+            peak = entry.get("peak_gflops")
+            cpu = CPUDevice(threads=threads, name=name if kind == "cpu" else f"{name}-inner",
+                            peak_flops=None if peak is None else _number(entry, "peak_gflops", where, source) * 1e9)
+            if kind == "cpu":
+                return cpu
+            return ThrottledDevice(cpu, _number(entry, "factor", where, source, at_least=1.0), name=name)
+        if kind == "cuda":
+            index = _number(entry, "index", where, source, default=0, allow_zero=True, integer=True)
+            return CUDADevice(int(index), name=name)
+        return RayDevice(name=name, threads=int(_number(entry, "threads", where, source, default=1, integer=True)))
+    except InputError as error:
+        if error.path is not None:
+            raise
+        # a device's own check (threads beyond this machine's, ...): named by file and entry like the rest
+        raise InputError(f"{where}: {error.problem}", path=source) from None
 
 
 def _simulated_from_entry(entry: dict, name: str, where: str, source: str) -> Device:
@@ -279,7 +296,7 @@ def _simulated_from_entry(entry: dict, name: str, where: str, source: str) -> De
     overrides = {}
     if isinstance(saturation, dict):
         for key, value in saturation.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
                 raise InputError(f"{where}.saturation_gflop.{key}: must be a number >= 0, got {value!r}", path=source)
         overrides = {k: float(v) * 1e9 for k, v in saturation.items() if k != "default"}
         saturation = saturation.get("default", 0.0)
