@@ -103,3 +103,28 @@ def test_workloads_gpu_matmul_by_cublas_matches_numpy():
     a, b = random_matrices(64, seed=1)
     schedule = run_schedule(matmul_workload(a, b, 8), [CPUDevice(1), CUDADevice(0)], "hass", 2)
     np.testing.assert_allclose(schedule.result, a @ b, rtol=1e-3)
+
+
+@pytest.mark.parametrize("name, size, materialize, problem", [
+    ("matmul", 100.7, False, "whole number"),
+    ("matmul", float("inf"), False, "finite"),
+    ("pbf", float("nan"), False, "finite"),
+    ("matmul", 1e6, True, "too large, would need at least 24.0 TB"),  # 3 float64 matrices of 10^12 entries
+    ("textsearch", 1e9, True, "too large"),
+    ("pbf", 1e300, False, "than the"),  # a size-only workload still cuts its items into chunk bounds
+    ("matmul", 1e300, False, "than the"),
+])
+def test_workload_sizes_that_cannot_be_made_are_input_errors(name, size, materialize, problem):
+    """A size is refused in one line before anything is allocated: never a MemoryError or OverflowError."""
+    from apportion.apps.workloads import build_workload
+    from apportion.errors import InputError
+
+    with pytest.raises(InputError, match=problem):
+        build_workload(name, size, materialize=materialize)
+
+
+def test_workload_default_chunks_are_bounded_and_a_huge_simulated_load_still_schedules():
+    from apportion.apps.workloads import MAX_CHUNKS, build_workload
+
+    workload = build_workload("matmul", 1e10, materialize=False)  # 10^10 rows, size only
+    assert workload.n_chunks == MAX_CHUNKS
