@@ -301,3 +301,107 @@ def place_isolated(vertex_weights, vertices, part, bw, max_weights):
         part[v] = best
         for c in range(ncon):
             bw[best, c] += vertex_weights[v, c]
+
+
+#: a step of `descend_overload` tries at least this many swaps (more candidates on small graphs, where the
+#: weights of a few vertices decide)
+SWAP_PAIRS = 1 << 24
+
+
+@njit(cache=True, nogil=True)
+def _overload_change(bw, b, max_weights, inverse, vertex_weights, v, u, sign):
+    """The change of block b's overload, sum over c of max(0, bw[b, c] - max[b, c]) * inverse[b, c], when it
+    gains sign * (weight of v - weight of u) (u < 0: v alone)."""
+    change = 0.0
+    for c in range(bw.shape[1]):
+        delta = vertex_weights[v, c] - (vertex_weights[u, c] if u >= 0 else 0)
+        before = max(bw[b, c] - max_weights[b, c], 0)
+        after = max(bw[b, c] + sign * delta - max_weights[b, c], 0)
+        change += (after - before) * inverse[b, c]
+    return change
+
+
+@njit(cache=True, nogil=True)
+def descend_overload(vertex_weights, part, bw, max_weights, max_moves, swap_candidates):
+    """Last-resort balance repair after `pack_greedily`: every step is the single move, else the swap, that
+    lowers the total overload (sum over blocks and constraints of max(0, weight - limit), each constraint in
+    units of its total weight) the most. Unlike `pack_greedily` a move may push its destination over a limit by less than it relieves the
+    source, and a later step relieves the destination in turn: the chains of moves that several constraints
+    need when every block is full in one of them (METIS's multi-constraint example at k = 8: one block 34
+    over in its second constraint, the others at their limits in the first). The overload falls with every
+    step, so the search ends; swaps pair the `swap_candidates` vertices of overloaded blocks that relieve them
+    most (more, up to `SWAP_PAIRS` pairs a step) with every vertex of another block. Updates part and bw; returns True when every limit is met.
+    Deterministic: ties go to the lowest vertex, then block."""
+    n, ncon = vertex_weights.shape
+    k = bw.shape[0]
+    # overload in units of the constraint's total, the same in every block: a unit moved from a large block's
+    # overload into a small block's is no worse (per-limit units made the chains through small blocks look bad)
+    inverse = np.empty((k, ncon), dtype=np.float64)
+    for c in range(ncon):
+        total = 0
+        for b in range(k):
+            total += bw[b, c]
+        for b in range(k):
+            inverse[b, c] = 1.0 / max(total, 1)
+    over = np.zeros(k, dtype=np.bool_)
+    relief = np.empty(n, dtype=np.float64)
+    for step in range(max_moves):
+        overloaded = False
+        for b in range(k):
+            over[b] = _is_overloaded(bw, b, max_weights)
+            overloaded = overloaded or over[b]
+        if not overloaded:
+            return True
+        best = 0.0
+        best_v = -1
+        best_u = -1
+        best_dest = -1
+        for v in range(n):
+            relief[v] = 0.0
+            source = part[v]
+            if not over[source]:
+                continue
+            out = _overload_change(bw, source, max_weights, inverse, vertex_weights, v, -1, -1)
+            relief[v] = out
+            if out >= 0.0:
+                continue
+            for dest in range(k):
+                if dest == source:
+                    continue
+                change = out + _overload_change(bw, dest, max_weights, inverse, vertex_weights, v, -1, 1)
+                if change < best:
+                    best = change
+                    best_v = v
+                    best_dest = dest
+        if best_v < 0:  # no single move helps: swap one of the most relieving vertices with another block's
+            order = stable_argsort(relief)
+            for i in range(min(max(swap_candidates, SWAP_PAIRS // max(n, 1)), n)):
+                v = order[i]
+                if relief[v] >= 0.0:
+                    break
+                source = part[v]
+                for u in range(n):
+                    dest = part[u]
+                    if dest == source:
+                        continue
+                    change = _overload_change(bw, source, max_weights, inverse, vertex_weights, v, u, -1) \
+                        + _overload_change(bw, dest, max_weights, inverse, vertex_weights, v, u, 1)
+                    if change < best:
+                        best = change
+                        best_v = v
+                        best_u = u
+                        best_dest = dest
+            if best_v < 0:
+                return False
+        source = part[best_v]
+        for c in range(ncon):
+            delta = vertex_weights[best_v, c] - (vertex_weights[best_u, c] if best_u >= 0 else 0)
+            bw[source, c] -= delta
+            bw[best_dest, c] += delta
+        part[best_v] = best_dest
+        if best_u >= 0:
+            part[best_u] = source
+    for b in range(k):
+        if _is_overloaded(bw, b, max_weights):
+            return False
+    return True

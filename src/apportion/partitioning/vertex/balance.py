@@ -17,7 +17,7 @@ import numpy as np
 
 from apportion.errors import InputError
 from apportion.graph.metrics import whole_target_weights
-from apportion.partitioning.vertex._balance_kernels import pack_greedily, rebalance
+from apportion.partitioning.vertex._balance_kernels import descend_overload, pack_greedily, rebalance
 from apportion.partitioning.vertex._partition_kernels import block_weights
 from apportion.partitioning.vertex.contract import LevelGraph
 
@@ -49,6 +49,11 @@ def check_feasible(vertex_weights: np.ndarray, total: np.ndarray, max_weights: n
                                  f"{int(max_weights[:, c].max())}); no valid partition exists")
 
 
+#: `descend_overload`'s swaps try this many vertices of the overloaded blocks (those relieving them most), each
+#: against every vertex of the other blocks
+DESCENT_SWAP_CANDIDATES = 64
+
+
 def is_balanced(bw: np.ndarray, max_weights: np.ndarray) -> bool:
     return bool(np.all(bw <= max_weights))
 
@@ -58,8 +63,10 @@ def rebalance_partition(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max
     """Move vertices out of overloaded blocks until every block meets its limits; returns success.
 
     Updates `part` and `bw` in place. On the finest level (`final=True`) a failure falls back to greedy
-    packing (`pack_greedily`: the vertex relieving the overloaded constraints most goes first); if even that fails, InputError: the vertex
-    weights are too coarse for the requested imbalance.
+    packing (`pack_greedily`: the vertex relieving the overloaded constraints most goes first), then to a descent
+    of the total overload that lets moves pass through other blocks (`descend_overload`: the chains several
+    constraints need); if even that fails, InputError: the vertex weights are too coarse for the requested
+    imbalance.
     """
     if is_balanced(bw, max_weights):
         return True
@@ -68,6 +75,9 @@ def rebalance_partition(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max
     if ok or not final:
         return ok
     ok = pack_greedily(graph.vertex_weights, part, bw, max_weights, max(1000, 4 * graph.n))
+    if not ok:
+        ok = descend_overload(graph.vertex_weights, part, bw, max_weights, max(1000, 4 * graph.n),
+                              DESCENT_SWAP_CANDIDATES)
     if not ok:
         bw[:] = block_weights(graph.vertex_weights, part, bw.shape[0])
         raise InputError("could not find a partition within the allowed imbalance: the vertex weights are too "
