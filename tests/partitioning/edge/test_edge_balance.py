@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -77,3 +78,19 @@ def test_rebalance_from_a_blocky_assignment(side, k, shift, eps):
     again, _ = rebalance(u, v, a, g.n, k, eps)
     assert np.array_equal(out, again)
     assert copy_statistics(u, v, out, g.n, k)[0] == edge_partition_metrics(g, out, k).vertex_copies
+
+
+def test_capacity_never_exceeds_the_edges():
+    """A huge finite ε allows a part every edge, never more (inf made an OverflowError, 1e17 an array too big)."""
+    assert balanced_capacity(78, 2, 1e308) == (0, 78)
+    assert balanced_capacity(78, 2, 1e17) == (0, 78)
+    assert balanced_capacity(78, 2, 0.0) == (39, 39)
+
+
+@pytest.mark.parametrize("method", ["hdrf", "ne", "spac"])
+def test_a_huge_imbalance_partitions(method):
+    import apportion
+
+    graph = apportion.generate("grid2d", rows=6, cols=6)
+    result = apportion.partition_edges(graph, 2, method=method, imbalance=1e308)
+    assert result.assignment.shape[0] == graph.m and set(np.unique(result.assignment)) <= {0, 1}

@@ -63,3 +63,33 @@ def test_shares_are_rounded_up_before_the_tolerance():
     p = apportion.partition(graph, 2, imbalance=0.0)
     assert np.asarray(p.max_block_weights).tolist() == [4, 4]
     assert sorted(np.asarray(p.block_weights).tolist()) == [3, 4] and p.balanced
+
+
+def test_block_limits_are_capped_at_the_total_and_exact_for_huge_weights():
+    """The limits floor((1 + ε)·⌈t·W⌉): a huge finite ε gives every block the whole weight (it overflowed int64
+    and the partitioner refused a larger imbalance), ε = 0 on totals past 2^53 still covers the total (⌈W / 3⌉
+    of 3e16 + 1 rounded to 1e16 in floats), and an ε written as 0.15 is 0.15."""
+    from apportion.partitioning.vertex.balance import max_block_weights
+
+    for epsilon in (1e16, 1e308):
+        limits = max_block_weights(np.array([15606, 7]), np.full(4, 0.25), epsilon)
+        np.testing.assert_array_equal(limits, [[15606, 7]] * 4)
+    big = np.array([3 * 10**16 + 1])
+    limits = max_block_weights(big, np.full(3, 1 / 3), 0.0)
+    assert limits.sum() == big[0] and limits.max() == 10**16 + 1
+    assert max_block_weights(np.array([10**17 * 3]), np.full(3, 1 / 3), 0.0).max() == 10**17  # not 1e17 + 16
+    assert max_block_weights(np.array([400]), np.full(4, 0.25), 0.15)[0, 0] == 115  # 1.15 · 100, not 114
+    assert max_block_weights(np.array([4 * 10**17]), np.full(4, 0.25), 0.15)[0, 0] == 115 * 10**15
+
+
+def test_exact_balance_with_weights_past_float_precision():
+    graph = Graph(np.array([0, 1, 3, 4]), np.array([1, 0, 2, 1]),
+                  vertex_weights=np.array([10**16, 10**16, 10**16 + 1]))
+    result = apportion.partition(graph, 3, imbalance=0.0)
+    assert sorted(result.block_weights.tolist()) == [10**16, 10**16, 10**16 + 1]
+
+
+@pytest.mark.parametrize("epsilon", [1e17, 1e308])
+def test_a_huge_imbalance_is_allowed(epsilon):
+    result = apportion.partition(grid(12, 12), 4, imbalance=epsilon)
+    assert result.block_weights.sum() == 144

@@ -42,12 +42,13 @@ def copy_statistics(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int
 def balanced_capacity(m: int, k: int, imbalance: float) -> tuple[int, int]:
     """(lower, upper) edge-count bounds per part for a requested imbalance ε.
 
-    upper = max(⌈m/k⌉, ⌊(1+ε)·m/k⌋): the most a part may hold so that max/avg − 1 ≤ ε, and never less than
-    the ceiling, which every partition needs when k does not divide m. When upper is the ceiling (always at
+    upper = max(⌈m/k⌉, min(m, ⌊(1+ε)·m/k⌋)): the most a part may hold so that max/avg − 1 ≤ ε (and never more
+    than every edge), and never less than the ceiling, which every partition needs when k does not divide m. When upper is the ceiling (always at
     ε = 0) the lower bound is ⌊m/k⌋, so ε = 0 means exact balance: every part holds ⌊m/k⌋ or ⌈m/k⌉ edges.
     Otherwise parts may be lighter (lower = 0).
     """
     ceil = -(-m // k)
-    upper = max(ceil, int(np.floor((1.0 + imbalance) * m / k + 1e-9)))
+    allowed = (1.0 + imbalance) * m / k + 1e-9  # inf for a huge ε: no part needs more than all m edges
+    upper = max(ceil, m if allowed >= m else int(np.floor(allowed)))
     lower = m // k if upper == ceil else 0
     return lower, upper

@@ -100,7 +100,8 @@ def refine(u: np.ndarray, v: np.ndarray, assignment: np.ndarray, n: int, k: int,
 def relaxed_capacity(m: int, k: int, imbalance: float, slack: float) -> tuple[int, int]:
     """Bounds widened by `slack` around the average m/k (never narrower than balanced_capacity's)."""
     lower, upper = balanced_capacity(m, k, imbalance)
-    wide_upper = max(upper, int(np.floor((1.0 + imbalance + slack) * m / k)))
+    allowed = (1.0 + imbalance + slack) * m / k  # inf for a huge ε: no part needs more than all m edges
+    wide_upper = max(upper, m if allowed >= m else int(np.floor(allowed)))
     wide_lower = min(lower, max(0, int(np.ceil((1.0 - slack) * m / k))))
     return wide_lower, wide_upper
 

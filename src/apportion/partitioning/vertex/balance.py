@@ -13,6 +13,9 @@ weight first, then the tolerance applies, so with unit weights every k <= n has 
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 from apportion.errors import InputError
@@ -22,12 +25,39 @@ from apportion.partitioning.vertex._partition_kernels import block_weights
 from apportion.partitioning.vertex.contract import LevelGraph
 
 
+#: whole targets from this weight up get their limits in exact arithmetic (below it the float product's 1e-12
+#: tolerance is under a thousandth of a unit)
+EXACT_LIMITS_FROM = 1 << 30
+
+
 def max_block_weights(total: np.ndarray, targets: np.ndarray, epsilon: float) -> np.ndarray:
-    """(k, ncon) int64 limits floor((1 + epsilon) * ceil(targets[b] * total[c])) (METIS's and KaMinPar's
-    definition; `whole_target_weights` is the inner ceiling; a relative 1e-12 tolerance keeps an exact product
-    such as 1.15 * 100 from being rounded down)."""
-    whole = whole_target_weights(np.outer(targets, np.asarray(total, dtype=np.float64)))
-    return np.floor((1.0 + epsilon) * whole.astype(np.float64) * (1.0 + 1e-12) + 1e-9).astype(np.int64)
+    """(k, ncon) int64 limits min(total[c], floor((1 + epsilon) * ceil(targets[b] * total[c]))) (METIS's and
+    KaMinPar's definition, capped at the constraint's total weight, which no block needs to exceed, so that a
+    huge epsilon cannot overflow). The inner ceilings are `whole_target_weights`, raised by a unit where float
+    rounding left their sum under the total (weights beyond 2^53: ceil(W / 3) of W = 3e16 + 1 came out 1e16,
+    so exact balance was refused); epsilon counts as the decimal it was written as (0.15, not the float below
+    it), in floats with a 1e-12 relative tolerance for small weights (so 1.15 * 100 is 115) and exactly in
+    integers from `EXACT_LIMITS_FROM` on."""
+    total = np.asarray(total, dtype=np.int64)
+    targets = np.asarray(targets, dtype=np.float64)
+    whole = whole_target_weights(np.outer(targets, total.astype(np.float64)))
+    exact = bool(whole.size) and int(whole.max()) >= EXACT_LIMITS_FROM
+    if exact:  # the shares as the decimals they print as (1/3 as 0.3333333333333333), in integers
+        shares = [Fraction(repr(float(t))) for t in targets]
+        whole = np.array([[math.ceil(share * int(w)) for w in total.tolist()] for share in shares],
+                         dtype=np.int64).reshape(whole.shape)
+    by_target = np.argsort(-targets, kind="stable")
+    for c in range(total.shape[0]):
+        deficit = int(total[c]) - int(whole[:, c].sum())
+        if deficit > 0:  # rounding left the sum under the total: a unit more for the largest targets' blocks
+            np.add.at(whole[:, c], by_target[np.arange(deficit) % len(targets)], 1)
+    if exact:
+        rate = Fraction(repr(float(epsilon)))
+        return np.array([[min(int(total[c]), w + math.floor(rate * w)) for c, w in enumerate(row)]
+                         for row in whole.tolist()], dtype=np.int64).reshape(whole.shape)
+    with np.errstate(over="ignore"):  # a huge ε: inf, capped at the total below
+        allowed = np.floor((1.0 + epsilon) * whole.astype(np.float64) * (1.0 + 1e-12) + 1e-9)
+    return np.minimum(np.minimum(allowed, float(1 << 62)).astype(np.int64), total[None, :])
 
 
 def check_feasible(vertex_weights: np.ndarray, total: np.ndarray, max_weights: np.ndarray,

@@ -147,9 +147,11 @@ def cluster_weight_cap_of(n: int, total: np.ndarray, heaviest: np.ndarray, k: in
     total = np.asarray(total).astype(np.float64)
     heaviest = np.asarray(heaviest)
     k_eff = min(k, max(2.0, n / max(options.coarsest_per_block, 1)))
-    by_epsilon = options.cluster_weight_fraction * epsilon * float(targets.min()) * k * total / k_eff
+    with np.errstate(over="ignore"):  # a huge ε: inf, capped at the total below
+        by_epsilon = options.cluster_weight_fraction * epsilon * float(targets.min()) * k * total / k_eff
     by_size = 1.5 * total / coarsest_size(k, options)
-    cap = np.maximum(np.floor(np.maximum(by_epsilon, by_size)), heaviest)
+    # never above the total (a huge epsilon made it overflow int64 and the coarsening took garbage caps)
+    cap = np.maximum(np.floor(np.minimum(np.maximum(by_epsilon, by_size), total)), heaviest)
     return np.maximum(cap, 1).astype(np.int64)
 
 
