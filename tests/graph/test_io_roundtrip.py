@@ -131,3 +131,16 @@ def test_metis_writer_slices_give_the_same_file(edge_weights, ncon, tmp_path, mo
         write_graph(g, sliced)
         assert sliced.read_bytes() == whole.read_bytes()
         assert _same_structure(read_graph(sliced), g)
+
+
+def test_write_takes_what_the_library_takes_and_names_anything_else(tmp_path):
+    import scipy.sparse as sp
+
+    from apportion.errors import InputError
+
+    path = tmp_path / "p.graph"
+    write_graph(sp.csr_array(np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]])), path)  # a SciPy path graph
+    assert read_graph(path).m == 2
+    with pytest.raises(InputError, match="got NoneType"):
+        write_graph(None, tmp_path / "none.graph")
+    assert not (tmp_path / "none.graph").exists()

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from apportion.errors import InputError
-from apportion.graph.csr import Graph
+from apportion.graph.csr import Graph, as_graph
 from apportion.graph.io._source import is_stdin, sourced, strip_compression
 
 # extension -> format name
@@ -116,8 +116,10 @@ def write_graph(graph: Graph, path: str | os.PathLike, *, format: str | None = N
 
     METIS and `.npz` keep every weight; Matrix Market and edge lists keep edge weights only (a warning says
     vertex weights were dropped). A name ending in `.gz`/`.bz2`/`.xz` is compressed; `-` is standard output
-    (give `format`). The folder must exist.
+    (give `format`). The folder must exist. `graph` is anything the library's functions take (`as_graph`: a
+    Graph, a NetworkX graph, a SciPy sparse matrix); anything else is an InputError naming its type.
     """
+    graph = as_graph(graph)
     fmt = format_of(path, format)
     if fmt == "metis":
         from apportion.graph.io.metis import write_metis as writer
