@@ -56,6 +56,17 @@ def test_round_zero_on_seed000_is_close_to_the_oracle():
     assert schedule.makespans[0] <= 1.3 * schedule.oracle_makespan
 
 
+@pytest.mark.parametrize("adaptation", ["affine", "rate"])
+def test_a_device_profiling_left_out_is_measured_before_the_split_is_final(adaptation):
+    """Fewer chunks than devices: profiling hands one chunk per device in index order and the fast third device
+    got none; it used to get infinite cost, nothing ever after, and the split was declared final at round 1
+    (500 x the oracle). It is given a chunk in the next round, and then everything."""
+    schedule = run_schedule(size_only(2, 20), hosts(1e9, 1e9, 1e12), HassPolicy(adaptation=adaptation), 5,
+                            compute=False)
+    assert schedule.rounds[1].chunks[2] >= 1
+    assert schedule.makespans[-1] <= 1.01 * schedule.oracle_makespan
+
+
 @pytest.mark.parametrize("forced", ["ratios", "costs"])
 def test_stealing_rescues_a_split_that_gave_a_slow_host_too_much(forced):
     """Round 1 with the split forced to 1 : 1 on hosts of speed 1 : 3 (by the ratios, or by fitted costs that

@@ -28,7 +28,9 @@ Per round:
    nothing). With fitted costs a steal is priced as the run of its own that it is (a + b · stolen against the
    victim's time to reach them).
    **Convergence**: when every device's chunk count changes by at most `tolerance_chunks` for
-   `stable_rounds` rounds in a row, the split is final and adaptation stops.
+   `stable_rounds` rounds in a row, the split is final and adaptation stops. A live device that has not run a
+   chunk yet (profiling hands one chunk per device in index order, so with fewer chunks than devices the last
+   ones wait) gets one in the next round and holds convergence off until it has been measured.
 
 Exactly-once: every chunk is in exactly one buffer; a steal moves it; a dead device's chunks go to the orphan
 queue (base class) and are re-run by the survivors.
@@ -181,6 +183,9 @@ class HassPolicy(Policy):
         #: (runs, chunks, busy seconds) per device: the profiling runs, then each round's other runs
         self._observed: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.history: list[np.ndarray] = []
+        #: per device: has it run a chunk yet (profiling hands out one chunk per device in index order, so with
+        #: fewer chunks than devices the last devices are never measured)
+        self._ever_ran: np.ndarray | None = None
         self._stable = 0
         self._converged_at: int | None = None
 
@@ -193,7 +198,14 @@ class HassPolicy(Policy):
         tolerance = self.options.tolerance_chunks
         if tolerance is None:
             tolerance = max(1, plan.ctx.n_chunks // 200)
-        if self.history and np.all(np.abs(counts - self.history[-1]) <= tolerance):
+        alive = ~np.asarray(plan.dead, dtype=bool)
+        ran = counts > 0
+        first = ran if self._ever_ran is None else ran & ~self._ever_ran  # measured for the first time
+        self._ever_ran = ran if self._ever_ran is None else self._ever_ran | ran
+        # a device not measured yet gets a chunk next round (`split`), one measured for the first time changes
+        # the split the round after: in neither case is the split final yet
+        learning = (alive & ~self._ever_ran).any() or (len(self.history) > 0 and first.any())
+        if self.history and np.all(np.abs(counts - self.history[-1]) <= tolerance) and not learning:
             self._stable += 1
         else:
             self._stable = 0
@@ -202,7 +214,6 @@ class HassPolicy(Policy):
             self._converged_at = plan.ctx.round_index
         if self._converged_at is not None:
             return  # the split is final
-        alive = ~np.asarray(plan.dead, dtype=bool)
         if self.options.adaptation == "affine":
             runs, chunks, busy = plan.runs.copy(), plan.executed.copy(), plan.busy_s.copy()
             if getattr(plan, "profile_done", None) is not None:  # the profiling runs: a point of their own
@@ -218,8 +229,11 @@ class HassPolicy(Policy):
             # a live device that got nothing keeps its previous speed estimate (relative to the others)
             previous = self.ratios if self.ratios is not None else np.ones(len(counts)) / len(counts)
             missing = alive & (counts == 0)
-            if missing.any() and new[~missing & alive].sum() > 0:
-                scale = new[~missing & alive].sum() / max(previous[~missing & alive].sum(), 1e-300)
+            # the scale from devices with an estimate in both rounds (a device measured for the first time has
+            # none before: counting it inflated the scale, and the idle device's estimate with it)
+            both = ~missing & alive & (previous > 0)
+            if missing.any() and new[both].sum() > 0:
+                scale = new[both].sum() / max(previous[both].sum(), 1e-300)
                 new[missing] = previous[missing] * scale
         new = np.where(alive, new, 0.0)
         if new.sum() > 0:
@@ -227,10 +241,19 @@ class HassPolicy(Policy):
 
     def split(self, n_chunks: int, alive: list[bool], bundles: list[bool]) -> np.ndarray:
         """The chunk counts of the next round: from the fitted costs ("affine", once fitted), else proportional
-        to the ratios."""
+        to the ratios; a live device that has never run gets one chunk (from the device with the most) so that it
+        is measured."""
         if self.costs is not None:
-            return affine_counts(self.costs, n_chunks, alive, bundles)
-        return alive_counts(self.ratios, n_chunks, alive)
+            counts = affine_counts(self.costs, n_chunks, alive, bundles)
+        else:
+            counts = alive_counts(self.ratios, n_chunks, alive)
+        if self._ever_ran is not None:
+            for d in np.flatnonzero(np.asarray(alive, dtype=bool) & ~self._ever_ran):
+                donor = int(np.argmax(counts))
+                if counts[d] == 0 and counts[donor] > 0:
+                    counts[donor] -= 1
+                    counts[d] += 1
+        return counts
 
     @property
     def converged(self) -> bool:
