@@ -166,3 +166,31 @@ def test_main_restores_the_callers_sigint_handler(tmp_path, capsys):
     main(["info", str(tmp_path / "missing.graph")])
     capsys.readouterr()
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_an_interrupt_sent_to_the_command_alone_stops_its_child_processes(tmp_path):
+    """`kill -INT PID` reaches the command, not its process group: the handler ends the command at once, so it
+    must stop the children it started (`apportion compile`'s workers kept compiling on every core)."""
+    script = tmp_path / "parent.py"
+    pid_file = tmp_path / "child.pid"
+    script.write_text(
+        "import os, signal, subprocess, sys, time\n"
+        "from apportion import _children\n"
+        "from apportion.cli.main import _install_sigint_handler\n"
+        "_install_sigint_handler()\n"
+        "child = _children.started(subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)']))\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "time.sleep(60)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          preexec_fn=_default_sigint)
+    assert done.returncode == 130 and done.stderr.strip().endswith("apportion: interrupted")
+    child = int(pid_file.read_text())
+    for _ in range(200):  # SIGTERM was sent before the parent exited; the child ends within moments
+        state = Path(f"/proc/{child}/stat")
+        if not state.exists() or state.read_text().split(")")[-1].split()[0] == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the child process outlived the interrupted command")

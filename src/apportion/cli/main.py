@@ -8,7 +8,8 @@ Set APPORTION_DEBUG=1 to see tracebacks.
 
 Ctrl-C is handled from this module's first lines on, before the heavy imports, and the same way at every
 moment: the SIGINT handler writes the line, removes the output files being written (outputs are written to a
-temporary file and renamed, `_atomic.py`), and ends the process. It never raises KeyboardInterrupt into the
+temporary file and renamed, `_atomic.py`), stops the child processes the command started (`_children.py`), and
+ends the process. It never raises KeyboardInterrupt into the
 running code: an exception injected at an arbitrary point can leave a lock held (Numba's compiler lock, which
 a pool thread then waits for forever), come out of a compiled call as a SystemError, or escape a native
 callback of LLVM and crash the process. When `main` is called from a thread other than the main one, the
@@ -36,6 +37,9 @@ def _on_sigint(signum, frame) -> None:
         _atomic = sys.modules.get("apportion._atomic")  # imported only by commands that write files
         if _atomic is not None:
             _atomic.remove_unfinished()
+        _children = sys.modules.get("apportion._children")  # imported only by commands that start processes
+        if _children is not None:
+            _children.terminate_all()
     finally:
         os._exit(130)
 

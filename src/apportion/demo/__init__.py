@@ -20,6 +20,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.rule import Rule
 
+from apportion import _children as children
 from apportion.errors import InputError
 from apportion.ui import progress
 
@@ -115,12 +116,22 @@ def _compile_in_parallel(chosen: list, workers: int) -> None:
     procs = []
     for group in groups:
         code = f"from apportion.demo import _warm_worker; _warm_worker({group!r})"
-        procs.append(subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.DEVNULL))
-    with progress("compiling kernels", total=len(procs)) as task:
+        procs.append(children.started(subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
+                                                       stderr=subprocess.DEVNULL)))
+    try:
+        with progress("compiling kernels", total=len(procs)) as task:
+            for proc in procs:
+                proc.wait()
+                task.advance()
+    finally:  # interrupted (Ctrl-C, or SIGINT to this process alone): the workers go with it
         for proc in procs:
-            proc.wait()
-            task.advance()
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 def compile_kernels(workers: int | None = None, force: bool = False) -> dict:
