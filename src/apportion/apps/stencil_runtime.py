@@ -60,9 +60,10 @@ class StencilTrace:
         return float((self.compute_s + self.communication_s).max(axis=1).sum())
 
     def imbalance(self) -> float:
-        """max_i busy_i / mean_i busy_i − 1 (0 when every device is equally busy)."""
+        """max_i busy_i / mean_i busy_i − 1 (0 when every device is equally busy, or none did anything)."""
         busy = self.busy_s()
-        return float(busy.max() / busy.mean() - 1.0)
+        mean = busy.mean() if busy.size else 0.0
+        return float(busy.max() / mean - 1.0) if mean > 0 else 0.0
 
     def to_dict(self) -> dict:
         return {"devices": list(self.device_names), "simulated": self.simulated, "wall_s": self.wall_s,

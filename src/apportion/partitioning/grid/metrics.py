@@ -104,6 +104,8 @@ def grid_metrics(rect, *, sigma: float = DEFAULT_SIGMA_S, bandwidth: float = DEF
     messages = (owner_matrix > 0).sum(axis=1).astype(np.int64)
     areas = rect.areas()
     targets = rect.targets()
+    with np.errstate(over="ignore", divide="ignore"):  # a speed of 1e-320 has a target far below one cell
+        area_imbalance = float((areas / targets).max() - 1.0) if p else 0.0
     half_perimeters = int((rect.height + rect.width).sum())
     lower = float(2.0 * np.sqrt(targets).sum())
     data_items = 2 * cut
@@ -112,7 +114,7 @@ def grid_metrics(rect, *, sigma: float = DEFAULT_SIGMA_S, bandwidth: float = DEF
         cut_length=cut, data_items=data_items, items_sent=items_sent, messages=messages,
         max_messages=max_messages, total_messages=int(messages.sum()), areas=areas, target_areas=targets,
         max_area_deviation=float(np.abs(areas - targets).max()),
-        area_imbalance=float((areas / targets).max() - 1.0), half_perimeter_sum=half_perimeters,
+        area_imbalance=area_imbalance, half_perimeter_sum=half_perimeters,
         lower_bound=lower, cut_lower_bound=lower - (rect.rows + rect.cols),
         comm_time_s=comm_time(max_messages, data_items, sigma, bandwidth, item_bytes),
         sigma_s=float(sigma), bandwidth_bytes_per_s=float(bandwidth), item_bytes=int(item_bytes),
