@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 import numpy as np
 
@@ -191,14 +192,23 @@ def _perf_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _file_safe(name: str) -> str:
+    """A device name as one file-name component: path separators and other characters outside letters, digits,
+    '.', '-' and '_' become '_' (a device named '../x' or 'node0/gpu' wrote outside the folder asked for), and a
+    name of dots only gets a leading '_'."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)
+    return "_" + safe if set(safe) <= {"."} else safe
+
+
 def _table_outputs(pattern: str, devices) -> list[str]:
-    """One output file per device: `pattern` itself for one device, else with {device} replaced by each name."""
+    """One output file per device: `pattern` itself for one device, else with {device} replaced by each name
+    (`_file_safe`)."""
     if "{device}" not in pattern:
         if len(devices) > 1:
             raise InputError(f"-o: {len(devices)} devices need {{device}} in the file name (e.g. "
                              f"tables/{{device}}.json), got {pattern!r}")
         return [pattern]
-    outputs = [pattern.replace("{device}", device.name) for device in devices]
+    outputs = [pattern.replace("{device}", _file_safe(device.name)) for device in devices]
     if len(set(outputs)) != len(outputs):
         raise InputError("-o: two devices would write the same file")
     return outputs

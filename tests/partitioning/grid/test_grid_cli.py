@@ -126,3 +126,15 @@ def test_perfmodel_fit_writes_a_twin_that_loads_and_refuses_simulated_platforms(
     assert cli("perfmodel", "fit", "--platform", real, "-o", tmp_path / "x.json").returncode == 2
     assert cli("perfmodel", "fit", "--platform", real, "-o", tmp_path / "y.toml",
                "--workloads", "nope").returncode == 2
+
+
+def test_device_names_become_one_file_name_component():
+    """-o tables/{device}.json with a device named '../escape' or 'node0/gpu' stays in tables/."""
+    from apportion.cli.grid_commands import _table_outputs
+
+    class Named:
+        def __init__(self, name):
+            self.name = name
+
+    outputs = _table_outputs("tables/{device}.json", [Named("../../escape"), Named("node0/gpu"), Named("..")])
+    assert outputs == ["tables/.._.._escape.json", "tables/node0_gpu.json", "tables/_...json"]
