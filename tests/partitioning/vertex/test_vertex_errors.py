@@ -66,14 +66,16 @@ def test_shares_are_rounded_up_before_the_tolerance():
 
 
 def test_block_limits_are_capped_at_the_total_and_exact_for_huge_weights():
-    """The limits floor((1 + ε)·⌈t·W⌉): a huge finite ε gives every block the whole weight (it overflowed int64
-    and the partitioner refused a larger imbalance), ε = 0 on totals past 2^53 still covers the total (⌈W / 3⌉
+    """The limits floor((1 + ε)·⌈t·W⌉): a huge finite ε gives every block 2^62 / k (it overflowed int64 and the
+    partitioner refused a larger imbalance), ε = 0 on totals past 2^53 still covers the total (⌈W / 3⌉
     of 3e16 + 1 rounded to 1e16 in floats), and an ε written as 0.15 is 0.15."""
     from apportion.partitioning.vertex.balance import max_block_weights
 
-    for epsilon in (1e16, 1e308):
-        limits = max_block_weights(np.array([15606, 7]), np.full(4, 0.25), epsilon)
-        np.testing.assert_array_equal(limits, [[15606, 7]] * 4)
+    limits = max_block_weights(np.array([15606, 7]), np.full(4, 0.25), 1e308)
+    np.testing.assert_array_equal(limits, [[2**60, 2**60]] * 4)  # 2^62 / k: the sum stays in int64
+    limits = max_block_weights(np.array([15606, 7]), np.full(4, 0.25), 1e16)
+    assert limits[0, 0] == 2**60 and 2e16 <= limits[0, 1] <= 2e16 * (1 + 1e-11)  # capped beyond it, else the formula
+    np.testing.assert_array_equal(max_block_weights(np.array([20]), np.array([1.0]), 0.1), [[22]])  # the formula
     big = np.array([3 * 10**16 + 1])
     limits = max_block_weights(big, np.full(3, 1 / 3), 0.0)
     assert limits.sum() == big[0] and limits.max() == 10**16 + 1

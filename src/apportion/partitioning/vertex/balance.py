@@ -31,9 +31,9 @@ EXACT_LIMITS_FROM = 1 << 30
 
 
 def max_block_weights(total: np.ndarray, targets: np.ndarray, epsilon: float) -> np.ndarray:
-    """(k, ncon) int64 limits min(total[c], floor((1 + epsilon) * ceil(targets[b] * total[c]))) (METIS's and
-    KaMinPar's definition, capped at the constraint's total weight, which no block needs to exceed, so that a
-    huge epsilon cannot overflow). The inner ceilings are `whole_target_weights`, raised by a unit where float
+    """(k, ncon) int64 limits floor((1 + epsilon) * ceil(targets[b] * total[c])) (METIS's and KaMinPar's
+    definition), capped for a huge epsilon at max(total[c], 2^62 / k) so that they and their sum stay within
+    int64 (a finite epsilon of 1e16 overflowed and was refused). The inner ceilings are `whole_target_weights`, raised by a unit where float
     rounding left their sum under the total (weights beyond 2^53: ceil(W / 3) of W = 3e16 + 1 came out 1e16,
     so exact balance was refused); epsilon counts as the decimal it was written as (0.15, not the float below
     it), in floats with a 1e-12 relative tolerance for small weights (so 1.15 * 100 is 115) and exactly in
@@ -51,13 +51,16 @@ def max_block_weights(total: np.ndarray, targets: np.ndarray, epsilon: float) ->
         deficit = int(total[c]) - int(whole[:, c].sum())
         if deficit > 0:  # rounding left the sum under the total: a unit more for the largest targets' blocks
             np.add.at(whole[:, c], by_target[np.arange(deficit) % len(targets)], 1)
+    # the cap: the formula's value wherever it can be held; for a huge ε the total or 2^62 / k, whichever is
+    # larger, so that the limits and their sum stay within int64
+    cap = np.maximum(total, (1 << 62) // max(len(targets), 1))
     if exact:
         rate = Fraction(repr(float(epsilon)))
-        return np.array([[min(int(total[c]), w + math.floor(rate * w)) for c, w in enumerate(row)]
+        return np.array([[min(int(cap[c]), w + math.floor(rate * w)) for c, w in enumerate(row)]
                          for row in whole.tolist()], dtype=np.int64).reshape(whole.shape)
-    with np.errstate(over="ignore"):  # a huge ε: inf, capped at the total below
+    with np.errstate(over="ignore"):  # a huge ε: inf, capped below
         allowed = np.floor((1.0 + epsilon) * whole.astype(np.float64) * (1.0 + 1e-12) + 1e-9)
-    return np.minimum(np.minimum(allowed, float(1 << 62)).astype(np.int64), total[None, :])
+    return np.minimum(np.minimum(allowed, float(1 << 62)).astype(np.int64), cap[None, :])
 
 
 def check_feasible(vertex_weights: np.ndarray, total: np.ndarray, max_weights: np.ndarray,
@@ -67,9 +70,10 @@ def check_feasible(vertex_weights: np.ndarray, total: np.ndarray, max_weights: n
     ncon = total.shape[0]
     for c in range(ncon):
         where = f" (constraint {c})" if ncon > 1 else ""
-        if int(max_weights[:, c].sum()) < int(total[c]):
+        limit_sum = sum(int(w) for w in max_weights[:, c])  # Python ints: no overflow
+        if limit_sum < int(total[c]):
             raise InputError(f"no partition can be within imbalance {epsilon:g} of the targets{where}: the block "
-                             f"limits add up to {int(max_weights[:, c].sum())} < total weight {int(total[c])}; "
+                             f"limits add up to {limit_sum} < total weight {int(total[c])}; "
                              "allow a larger imbalance")
         if vertex_weights.shape[0]:
             heaviest = int(np.argmax(vertex_weights[:, c]))
