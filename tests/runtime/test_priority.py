@@ -46,6 +46,15 @@ def test_empty_buckets_are_skipped():
     assert priority.threshold == 11.0
 
 
+@pytest.mark.parametrize("delta", [1e-16, 1e-300, 5e-324])
+def test_a_delta_below_the_values_spacing_still_lets_the_lowest_item_through(delta):
+    """threshold + Δ rounded back to the threshold and the run raised forever (a hang at Δ = 1e-16)."""
+    priority, _ = setup(delta=delta, live=1)
+    priority.idle(1, 0, math.inf)
+    assert priority.idle(0, 1, 3.0)
+    assert priority.threshold > 3.0
+
+
 def test_nothing_rises_when_nothing_is_deferred():
     priority, counter = setup(live=0)
     assert not priority.idle(0, 0, math.inf) and not priority.idle(1, 0, math.inf)

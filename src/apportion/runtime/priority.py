@@ -7,7 +7,8 @@ values that will turn out stale).
 device that takes incoming items reports `busy(device)` first; whoever drops items in flight calls `recheck()`. The threshold rises when every device is idle and
 the work count (termination.py) equals the sum of the deferred items they reported — that is, nothing is in
 flight and nothing under the threshold is left anywhere. It then jumps to the first Δ-bucket holding a deferred
-item (empty buckets are skipped) and the listeners (the devices' worklists) are woken.
+item (empty buckets are skipped; past the lowest deferred priority even where Δ is below the float spacing of
+the values, so that every raise lets work through) and the listeners (the devices' worklists) are woken.
 
 `SoftPriority.off(devices)` is the infinite threshold (no deferral). `auto_delta(weights)` picks Δ from the edge
 weights (see its docstring).
@@ -114,7 +115,10 @@ class SoftPriority:
         if not (all(self._idle) and total > 0 and self.counter.count == total):
             return False
         lowest = min(self._min_deferred)
-        bucket_end = (math.floor(lowest / self.delta) + 1) * self.delta
+        buckets = lowest / self.delta
+        bucket_end = (math.floor(buckets) + 1) * self.delta if math.isfinite(buckets) else lowest
+        if not bucket_end > lowest:  # a Δ below the values' float spacing: let the lowest item through at least
+            bucket_end = math.nextafter(lowest, math.inf)
         self.threshold = max(self.threshold + self.delta, bucket_end)
         self.raises += 1
         self._idle = [False] * self.devices
