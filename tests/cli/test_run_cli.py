@@ -119,9 +119,14 @@ def test_table_and_timeline_picture(tmp_path, capsys):
     (["bfs", "G", "--source", "0", "--seed", "-1"], "--seed must be between 0 and"),
     (["bfs", "dataset:no-such-graph", "--source", "0"], "no-such-graph"),
     (["dfs", "G", "--source", "0"], "invalid choice: 'dfs'"),
+    (["bfs", "G", "--source", "0", "--devices", "99999999999999999999"], "devices must be between 1 and 256"),
+    (["cc", "EMPTY"], "the graph has no vertices"),
+    (["pbf", "EMPTY", "--high", "3"], "the graph has no vertices"),
+    (["bfs", "EMPTY", "--source", "0"], "the graph has no vertices"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_written(argv, message, graph_file, tmp_path, capsys):
-    names = {"G": graph_file, "OUT.bmpx": tmp_path / "out.bmpx"}
+    (tmp_path / "empty.graph").write_text("0 0\n")
+    names = {"G": graph_file, "OUT.bmpx": tmp_path / "out.bmpx", "EMPTY": tmp_path / "empty.graph"}
     before = graph_file.read_bytes()
     output = tmp_path / "values.txt"
     args = ["run", *[names.get(a, a) for a in argv]]
@@ -195,3 +200,17 @@ def test_sssp_pagerank_and_cc_on_the_cuda_platform_equal_the_references(graph_fi
     code, out, err = _run(capsys, "run", "cc", graph_file, "--platform", "cuda", "-o", output)
     assert code == 0, err
     np.testing.assert_array_equal(np.loadtxt(output), cc_reference(read_graph(graph_file)))
+
+
+@pytest.mark.parametrize("batch", [0, -1, 1.5])
+def test_a_batch_of_no_items_is_refused_by_every_worklist_app(batch, graph_file):
+    """batch = 0 never processed an item: every worklist app hung."""
+    import apportion
+    from apportion.errors import InputError
+
+    graph = apportion.read_graph(graph_file)
+    for run in (lambda: apportion.bfs(graph, 0, batch=batch), lambda: apportion.sssp(graph, 0, batch=batch),
+                lambda: apportion.pagerank(graph, batch=batch),
+                lambda: apportion.connected_components(graph, method="worklist", batch=batch)):
+        with pytest.raises(InputError, match="batch must be"):
+            run()

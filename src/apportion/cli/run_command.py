@@ -53,7 +53,7 @@ def register(subparsers) -> None:
     where.add_argument("--devices", type=int, default=None, metavar="N",
                        help="N one-thread CPU devices (default 2)")
     where.add_argument("--platform", default=None, metavar="FILE|auto",
-                       help="the devices of a platform file (CPU, throttled, faulty devices) or 'auto'")
+                       help="the devices of a platform file (CPU, throttled, CUDA devices) or 'auto'")
     p.add_argument("--transport", choices=("threads", "ray"), default="threads",
                    help="threads in this process (default) or one Ray actor per device")
     p.add_argument("--cluster", default=None, metavar="ADDRESS",
@@ -144,6 +144,8 @@ def run_app(args: argparse.Namespace) -> int:
         raise InputError("cc --method topology with --transport ray takes CPU devices only; use --transport "
                          "threads or --method worklist for CUDA devices")
     graph = load_graph_args(args)
+    if graph.n == 0:  # every app: nothing to run, and no source to name
+        raise InputError(f"{args.graph}: the graph has no vertices")
     if args.source is not None:
         integer(args.source, "--source", low=0, high=graph.n - 1,
                 high_reason=f"the graph has {graph.n} vertices, 0..{graph.n - 1}")

@@ -171,6 +171,11 @@ def take_owned(values, output, owner, me):
         values[v] = output[v] if owner[v] == me else values[v]
 
 
+#: devices of one run at most: each is two threads and its own n-entry values and worklist (a count of 10^20 was
+#: taken, and ate memory until the machine ran out)
+MAX_DEVICES = 256
+
+
 def resolve_devices(devices) -> list[Device]:
     """Devices for a run: a count (that many one-thread CPU devices), a list of devices, or a platform (a name or
     file). Simulated devices (they have no real time) are refused; whether a CUDA device can run the program is
@@ -178,8 +183,8 @@ def resolve_devices(devices) -> list[Device]:
     if isinstance(devices, bool):
         raise InputError(f"devices must be a count, a list of devices or a platform, got {devices!r}")
     if isinstance(devices, (int, np.integer)):
-        if devices < 1:
-            raise InputError(f"devices must be at least 1, got {devices}")
+        if not 1 <= devices <= MAX_DEVICES:
+            raise InputError(f"devices must be between 1 and {MAX_DEVICES}, got {devices}")
         return [CPUDevice(1, name=f"cpu{i}") for i in range(int(devices))]
     if isinstance(devices, (list, tuple)):
         if not devices or not all(isinstance(d, Device) for d in devices):
@@ -189,6 +194,8 @@ def resolve_devices(devices) -> list[Device]:
         chosen = list(resolve_platform(devices).devices)
     else:
         raise InputError(f"devices must be a count, a list of devices or a platform, got {devices!r}")
+    if len(chosen) > MAX_DEVICES:
+        raise InputError(f"devices: at most {MAX_DEVICES}, got {len(chosen)}")
     for device in chosen:
         if device.is_simulated:
             raise InputError(f"device {device.name} is simulated: the runtime needs real devices (CPU, throttled, "
@@ -200,6 +207,8 @@ def check_source(graph: Graph, source) -> int:
     """The source vertex as an int, or InputError when it is not a vertex of `graph`."""
     if isinstance(source, bool) or not isinstance(source, (int, np.integer)):
         raise InputError(f"source must be a vertex id (an integer), got {source!r}")
+    if graph.n == 0:
+        raise InputError("the graph has no vertices: there is no source")
     if not 0 <= int(source) < graph.n:
         raise InputError(f"source {int(source)} is out of range: the graph has {graph.n} vertices (0..{graph.n - 1})")
     return int(source)
@@ -227,6 +236,8 @@ class DistributedWorklist:
                              f"{', '.join(WORKLIST_ROUTINGS)}")
         self.routing_name = routing if isinstance(routing, str) else getattr(routing, "__name__", "custom")
         self.policy = resolve_policy(routing)
+        if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+            raise InputError(f"batch must be a whole number of items >= 1, got {batch!r}")  # 0 never progressed
         self.batch = int(batch)
         endpoints = [Endpoint.device(i) for i in range(self.k)]
         self.router = Router([Endpoint.host(), *endpoints], endpoints, self.policy, packet_size, buffers)
