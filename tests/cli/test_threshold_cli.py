@@ -94,12 +94,14 @@ def bad_files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("bad")
     scipy.io.mmwrite(str(folder / "wide.mtx"), sp.csr_matrix(np.ones((2, 3))))
     (folder / "empty.graph").write_text("0 0\n")
+    (folder / "complex.mtx").write_text("%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 2 1 1\n")
     return folder
 
 
 @pytest.mark.parametrize("argv, message", [
     (["spmm", "{bad}/wide.mtx", "--platform", "seed004"], "square"),
     (["hh", "{bad}/wide.mtx", "--platform", "seed004"], "square"),
+    (["spmm", "{bad}/complex.mtx", "--platform", "seed004"], "complex values are not supported"),
     (["cc", "{bad}/empty.graph", "--platform", "seed004"], "empty"),
     (["cc", "{bad}/missing.graph", "--platform", "seed004"], "missing.graph"),
     (["spmm", "{bad}/missing.mtx", "--platform", "seed004"], "missing.mtx"),
@@ -124,3 +126,37 @@ def test_bad_input_is_one_line_exit_2(argv, message, bad_files, graph_file, caps
     assert code == 2, (out, err)
     assert err.count("\n") == 1 and message in err and "Traceback" not in err, err
     assert not (bad_files / "x.nope").exists()
+
+
+@pytest.mark.parametrize("name", ["a.mtx.bz2", "a.mtx.xz", "a.mm", "a.mtx.gz"])
+def test_a_matrix_is_read_as_itself_whatever_its_compression_or_name(name, tmp_path):
+    """spmm and hh multiply the Matrix Market file's own matrix (values and diagonal): .bz2, .xz and .mm files
+    were read as a pattern graph, so a different product was split."""
+    import bz2
+    import gzip
+    import lzma
+
+    from apportion import run_split
+
+    matrix = sp.csr_matrix(np.array([[1.5, 0, 2], [0, 3, 0], [4, 0, 0.5]]))
+    plain = tmp_path / "a.mtx"
+    scipy.io.mmwrite(str(plain), matrix)
+    opener = {"bz2": bz2.open, "xz": lzma.open, "gz": gzip.open}.get(name.rsplit(".", 1)[-1], open)
+    with opener(tmp_path / name, "wb") as out:
+        out.write(plain.read_bytes())
+    for app, threshold in (("spmm", 50), ("hh", 1)):
+        product = run_split(app, tmp_path / name, "seed004", threshold).result
+        np.testing.assert_allclose(product.toarray(), (matrix @ matrix).toarray())
+
+
+def test_a_matrix_on_standard_input_with_its_format(matrix_file, monkeypatch, capsys):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(matrix_file.read_bytes())))
+    code, out, err = _run(capsys, "threshold", "spmm", "-", "--format", "mtx", "--platform", "seed004", "--json")
+    assert code == 0, err
+    assert "pattern graph" not in err
+    file_code, file_out, _ = _run(capsys, "threshold", "spmm", matrix_file, "--platform", "seed004", "--json")
+    keys = ("threshold", "sample")
+    assert {k: json.loads(out).get(k) for k in keys} == {k: json.loads(file_out).get(k) for k in keys}

@@ -30,6 +30,8 @@ def check_square_matrix(matrix, app: str = "spmm") -> sp.csr_matrix:
     """A as CSR float64 with sorted int64 indices; InputError unless it is a non-empty square sparse matrix."""
     if not (sp.issparse(matrix) or isinstance(matrix, np.ndarray)):
         raise InputError(f"{app}: expected a sparse matrix, got {type(matrix).__name__}")
+    if np.iscomplexobj(matrix.data if sp.issparse(matrix) else matrix):
+        raise InputError(f"{app}: complex values are not supported (real or integer matrices only)")
     matrix = sp.csr_matrix(matrix, dtype=np.float64)
     rows, cols = matrix.shape
     if rows != cols:

@@ -19,6 +19,7 @@ of the whole product, `apps/hass_spmm.py`).
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -26,6 +27,7 @@ from typing import Any, Callable
 import numpy as np
 import scipy.sparse as sp
 
+from apportion import datasets
 from apportion._registry import Registry
 from apportion.apps.hass_spmm import hass_spmm_threshold
 from apportion.apps.split_cc import check_graph, split_connected_components
@@ -35,7 +37,8 @@ from apportion.apps.split_spmm import check_square_matrix, race_spmm, split_spmm
 from apportion.checks import check_seed, integer
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
-from apportion.graph.io import read_graph
+from apportion.graph.io import format_of, read_graph
+from apportion.graph.io._source import is_stdin, sourced
 from apportion.schedule.threshold_baselines import (exhaustive_search, naive_average, naive_static,
                                                     naive_static_row_length)
 from apportion.schedule.threshold_cc import DEFAULT_SAMPLER, SAMPLERS, estimate_cc_threshold
@@ -90,11 +93,13 @@ APPLICATIONS: Registry = Registry("threshold application", {
 })
 
 
-def prepare_input(app: str, source: Any) -> Graph | sp.csr_matrix:
-    """The input `app` takes, from a Graph, a SciPy matrix or a file path (InputError naming the problem)."""
+def prepare_input(app: str, source: Any, format: str | None = None) -> Graph | sp.csr_matrix:
+    """The input `app` takes, from a Graph, a SciPy matrix or a file path (`format` as `read_graph`'s; spmm
+    and hh read a Matrix Market file as the matrix itself, values and diagonal kept, whatever its compression
+    or name, standard input included; InputError naming the problem)."""
     name = APPLICATIONS.canonical(app)
     if isinstance(source, (str, Path)):
-        source = _read(name, str(source))
+        source = _read(name, str(source), format)
     if name == "cc":
         if sp.issparse(source):
             if source.shape[0] != source.shape[1]:
@@ -112,24 +117,37 @@ def prepare_input(app: str, source: Any) -> Graph | sp.csr_matrix:
     return check_square_matrix(source, name)
 
 
-def _read(app: str, path: str):
-    if not Path(path).exists():
+def is_matrix_input(app: str, path: str, format: str | None = None) -> bool:
+    """Whether `app` reads `path` as a matrix (spmm and hh, a Matrix Market file: `.mtx`, `.mm`, compressed
+    or not, or `format="mtx"`) rather than as a graph."""
+    if app == "cc" or datasets.is_argument(path):
+        return False
+    try:
+        return format_of(path, format) == "mtx"
+    except InputError:
+        return False  # not a name that says: read_graph says why
+
+
+def _read(app: str, path: str, format: str | None = None):
+    if not is_stdin(path) and not datasets.is_argument(path) and not Path(path).exists():
         raise InputError("no such file", path=path)
-    lowered = path.lower()
-    if app != "cc" and (lowered.endswith(".mtx") or lowered.endswith(".mtx.gz")):
+    if is_matrix_input(app, path, format):
         import scipy.io
 
         try:
-            matrix = scipy.io.mmread(path)
-        except (ValueError, OSError, IndexError) as error:
+            with sourced(path) as source:  # gzip, bzip2, xz by content; standard input
+                matrix = scipy.io.mmread(io.BytesIO(source.read_all()))
+        except (ValueError, OSError, IndexError, EOFError) as error:
             raise InputError(f"not a readable Matrix Market file ({error})", path=path) from None
+        if np.iscomplexobj(matrix.data if sp.issparse(matrix) else matrix):
+            raise InputError(f"{app}: complex values are not supported (real or integer matrices only)", path=path)
         if not sp.issparse(matrix):
             matrix = sp.csr_matrix(np.asarray(matrix))
         if matrix.shape[0] != matrix.shape[1]:
             raise InputError(f"{app}: A×A needs a square matrix, got {matrix.shape[0]} × {matrix.shape[1]}",
                              path=path)
         return matrix.tocsr()
-    return read_graph(path)
+    return read_graph(path, format=format)
 
 
 def _pair(platform: Any) -> DevicePair:

@@ -96,11 +96,10 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def _load(args: argparse.Namespace):
-    from apportion.apps.threshold import prepare_input
+    from apportion.apps.threshold import is_matrix_input, prepare_input
 
-    lowered = args.input.lower()
-    if args.app != "cc" and (lowered.endswith(".mtx") or lowered.endswith(".mtx.gz")):
-        return prepare_input(args.app, args.input)
+    if is_matrix_input(args.app, args.input, args.format):  # the matrix itself, values and diagonal kept
+        return prepare_input(args.app, args.input, args.format)
     return prepare_input(args.app, load_graph_args(args, args.input))
 
 
