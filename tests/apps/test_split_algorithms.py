@@ -163,6 +163,13 @@ def test_thresholds_out_of_range_and_one_device_platforms_are_refused():
         run_split("hh", matrix, "local-pair", -1)
     with pytest.raises(InputError, match="two devices"):
         run_split("spmm", matrix, Platform([CPUDevice(1)]), 50)
+    for threshold in (None, "abc", True, float("nan")):  # TypeError / ValueError before
+        with pytest.raises(InputError, match="threshold"):
+            run_split("spmm", matrix, "local-pair", threshold)
+        with pytest.raises(InputError, match="threshold"):
+            run_split("cc", Graph.from_edges(np.array([0]), np.array([1]), n=2), "local-pair", threshold)
+    with pytest.raises(InputError, match="CPU side needs a CPU device"):  # seed002: GPU nodes only
+        run_split("spmm", matrix, "seed002", 50)
     with pytest.raises(InputError, match="unknown threshold application"):
         run_split("lu", matrix, "local-pair", 50)
 

@@ -72,7 +72,10 @@ def device_pair(platform: Any) -> DevicePair:
     if platform.simulated:
         cpus = [d for d in devices if isinstance(d, SimulatedDevice) and d.role != KIND_GPU]
         gpus = [d for d in devices if isinstance(d, SimulatedDevice) and d.role == KIND_GPU]
-        cpu = cpus[0] if cpus else devices[0]
+        if not cpus:  # seed002's GPU nodes: the CPU side was the GPU side itself
+            raise InputError(f"platform {platform.name}: a split algorithm's CPU side needs a CPU device (its "
+                             "devices are all GPUs)")
+        cpu = cpus[0]
         gpu = gpus[0] if gpus else next(d for d in devices if d is not cpu)
         return DevicePair(cpu, gpu, True, platform.name)
     cpus = [d for d in devices if d.implementation != KIND_GPU]

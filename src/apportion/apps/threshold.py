@@ -156,7 +156,9 @@ def _pair(platform: Any) -> DevicePair:
 
 def _check_threshold(app: SplitApplication, threshold: Any) -> float:
     if app.percent:
-        return float(threshold)  # the algorithm checks 0..100
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.integer, np.floating)):
+            raise InputError(f"threshold: a number from 0 to 100 (% on the CPU), got {threshold!r}")
+        return float(threshold)  # the algorithm checks 0..100 (and NaN)
     if isinstance(threshold, float) and threshold.is_integer():
         threshold = int(threshold)
     return float(integer(threshold, "threshold", low=0))
