@@ -128,3 +128,12 @@ def test_relabelled_graph_and_arc_values_are_the_same_graph_renumbered(order):
     assert before == after
     assert np.array_equal(moved.owner[new_of_old], placement.owner)
     assert np.all(np.diff(moved.owner) >= 0)  # contiguous blocks, device by device
+
+
+@pytest.mark.parametrize("method", ["partition", "random"])
+@pytest.mark.parametrize("seed", [-1, 2**40, "x", 1.5])
+def test_a_bad_seed_is_an_input_error_not_a_fallback(method, seed):
+    """`place` took a partitioner's InputError for "no balanced partition" and quietly used ranges; the random
+    placement raised NumPy's ValueError."""
+    with pytest.raises(InputError, match="seed must be"):
+        place(generate("grid2d", rows=6, cols=6), devices=2, method=method, seed=seed)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from apportion.checks import check_seed
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.graph.reorder import bfs_order
@@ -170,6 +171,7 @@ def place(graph: Graph, devices=2, method: str = "partition", seed: int = 0, spe
         raise InputError(f"unknown placement {method!r}; choose one of {', '.join(METHODS)}")
     if balance not in BALANCES:
         raise InputError(f"unknown balance {balance!r}; choose one of {', '.join(BALANCES)}")
+    seed = check_seed(seed)  # a bad seed was taken for "no balanced partition" and gave ranges
     k = _device_count(devices)
     targets = _targets(speeds, k, devices)
     started = time.perf_counter()
