@@ -34,8 +34,9 @@ def _check_values(values) -> np.ndarray:
         raise InputError("pbf: values must be a one-dimensional array of numbers") from None
     if array.ndim != 1:
         raise InputError(f"pbf: values must be one-dimensional, got shape {array.shape}")
-    if array.dtype.kind not in "iuf":
-        raise InputError(f"pbf: values must be integers or floats, got dtype {array.dtype}")
+    if array.dtype.kind not in "iuf" or array.dtype == np.float16 or array.dtype.itemsize > 8:
+        raise InputError(f"pbf: values must be integers or floats of 32 or 64 bits (or integers of 8 or 16), got "
+                         f"dtype {array.dtype}")  # the compiled filter has no half or extended floats
     return array
 
 
