@@ -138,6 +138,19 @@ def rebalance(indptr, indices, edge_weights, vertex_weights, part, bw, max_weigh
 
 
 @njit(cache=True, nogil=True)
+def _exchange(vertex_weights, part, bw, v, u, dest):
+    """Move v to block `dest` and, when u >= 0, u (a vertex of `dest`) to v's block; the block weights follow."""
+    source = part[v]
+    for c in range(bw.shape[1]):
+        delta = vertex_weights[v, c] - (vertex_weights[u, c] if u >= 0 else 0)
+        bw[source, c] -= delta
+        bw[dest, c] += delta
+    part[v] = dest
+    if u >= 0:
+        part[u] = source
+
+
+@njit(cache=True, nogil=True)
 def _swap_out(vertex_weights, part, bw, max_weights, source):
     """Exchange a vertex of overloaded block `source` for a vertex of another block so that `source` loses
     weight in its overloaded constraints and neither block ends above its limits in any other constraint
@@ -203,13 +216,7 @@ def _swap_out(vertex_weights, part, bw, max_weights, source):
                     best_u = u
     if best_v < 0:
         return False
-    dest = part[best_u]
-    for c in range(ncon):
-        delta = vertex_weights[best_v, c] - vertex_weights[best_u, c]
-        bw[source, c] -= delta
-        bw[dest, c] += delta
-    part[best_v] = dest
-    part[best_u] = source
+    _exchange(vertex_weights, part, bw, best_v, best_u, part[best_u])
     return True
 
 
@@ -393,14 +400,7 @@ def descend_overload(vertex_weights, part, bw, max_weights, max_moves, swap_cand
                         best_dest = dest
             if best_v < 0:
                 return False
-        source = part[best_v]
-        for c in range(ncon):
-            delta = vertex_weights[best_v, c] - (vertex_weights[best_u, c] if best_u >= 0 else 0)
-            bw[source, c] -= delta
-            bw[best_dest, c] += delta
-        part[best_v] = best_dest
-        if best_u >= 0:
-            part[best_u] = source
+        _exchange(vertex_weights, part, bw, best_v, best_u, best_dest)
     for b in range(k):
         if _is_overloaded(bw, b, max_weights):
             return False
