@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # cross-cutting helpers every layer may use; they import only each other
     ("base", ("apportion.errors", "apportion.ui", "apportion._chunked", "apportion._atomic", "apportion._arrays",
               "apportion._registry", "apportion._pictures", "apportion._memory", "apportion.checks",
-              "apportion._kernels")),
+              "apportion._children", "apportion._kernels")),
     # datasets hands out Graphs (issue 12: `apportion.datasets.load`), so it sits with the graph layer
     ("graph", ("apportion.graph", "apportion.datasets")),
     ("platform", ("apportion.platform",)),
