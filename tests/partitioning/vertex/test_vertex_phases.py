@@ -572,6 +572,16 @@ def test_two_constraints_at_three_per_cent_are_met_where_moves_must_chain(preset
         assert np.all(result.block_weights <= result.max_block_weights)
 
 
+@pytest.mark.parametrize("k, epsilon", [(2, 0.0), (24, 0.01)])
+def test_two_constraints_near_exact_balance_are_packed_from_scratch_where_repair_fails(k, epsilon):
+    """Partitions an integer program finds (METIS's two-constraint example, k = 2 exactly balanced, k = 24 at
+    1 %) that no repair of the multilevel partition reached for some seeds: the packing from scratch does."""
+    graph = datasets.load("test_mgraph")
+    for seed in range(4):
+        result = partition(graph, k, preset="fast", seed=seed, imbalance=epsilon)
+        assert np.all(result.block_weights <= result.max_block_weights)
+
+
 def test_cluster_cap_scales_with_smallest_target():
     level = LevelGraph.from_graph(grid(50, 50))
     even = cluster_weight_cap(level, 8, np.full(8, 1 / 8), 0.03, PRESETS["default"])

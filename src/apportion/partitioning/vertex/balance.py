@@ -20,7 +20,7 @@ import numpy as np
 
 from apportion.errors import InputError
 from apportion.graph.metrics import whole_target_weights
-from apportion.partitioning.vertex._balance_kernels import descend_overload, pack_greedily, rebalance
+from apportion.partitioning.vertex._balance_kernels import descend_overload, pack_greedily, place_isolated, rebalance
 from apportion.partitioning.vertex._partition_kernels import block_weights
 from apportion.partitioning.vertex.contract import LevelGraph
 
@@ -33,8 +33,8 @@ EXACT_LIMITS_FROM = 1 << 30
 def max_block_weights(total: np.ndarray, targets: np.ndarray, epsilon: float) -> np.ndarray:
     """(k, ncon) int64 limits floor((1 + epsilon) * ceil(targets[b] * total[c])) (METIS's and KaMinPar's
     definition), capped for a huge epsilon at max(total[c], 2^62 / k) so that they and their sum stay within
-    int64 (a finite epsilon of 1e16 overflowed and was refused). The inner ceilings are `whole_target_weights`, raised by a unit where float
-    rounding left their sum under the total (weights beyond 2^53: ceil(W / 3) of W = 3e16 + 1 came out 1e16,
+    int64 (a finite epsilon of 1e16 overflowed and was refused). The inner ceilings are `whole_target_weights`,
+    raised by a unit where float rounding left their sum under the total (weights beyond 2^53: ceil(W / 3) of W = 3e16 + 1 came out 1e16,
     so exact balance was refused); epsilon counts as the decimal it was written as (0.15, not the float below
     it), in floats with a 1e-12 relative tolerance for small weights (so 1.15 * 100 is 115) and exactly in
     integers from `EXACT_LIMITS_FROM` on."""
@@ -88,6 +88,28 @@ def check_feasible(vertex_weights: np.ndarray, total: np.ndarray, max_weights: n
 DESCENT_SWAP_CANDIDATES = 64
 
 
+def _pack_from_scratch(vertex_weights: np.ndarray, part: np.ndarray, bw: np.ndarray,
+                       max_weights: np.ndarray) -> bool:
+    """The last resort when repairing the partition failed: pack every vertex anew, largest share of a
+    constraint's total first, into the block with the most relative room (`place_isolated`), then descend the
+    overload. Balance only, the cut ignored: the refinement that follows on the finest level repairs what it
+    can. On METIS's two-constraint example this found the exact partitions (k = 2 at ε = 0, k = 24 and 32 at
+    ε = 0.01) that a repair of the multilevel partition missed, and an integer program confirmed exist. Updates
+    part and bw only when it succeeds."""
+    total = np.maximum(np.asarray(vertex_weights).sum(axis=0), 1)
+    share = (np.asarray(vertex_weights) / total).max(axis=1)
+    order = np.argsort(-share, kind="stable").astype(np.int64)
+    fresh = np.zeros_like(part)
+    fresh_bw = np.zeros_like(bw)
+    place_isolated(vertex_weights, order, fresh, fresh_bw, max_weights)
+    if not descend_overload(vertex_weights, fresh, fresh_bw, max_weights, max(1000, 4 * part.shape[0]),
+                            DESCENT_SWAP_CANDIDATES):
+        return False
+    part[:] = fresh
+    bw[:] = fresh_bw
+    return True
+
+
 def is_balanced(bw: np.ndarray, max_weights: np.ndarray) -> bool:
     return bool(np.all(bw <= max_weights))
 
@@ -99,8 +121,8 @@ def rebalance_partition(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max
     Updates `part` and `bw` in place. On the finest level (`final=True`) a failure falls back to greedy
     packing (`pack_greedily`: the vertex relieving the overloaded constraints most goes first), then to a descent
     of the total overload that lets moves pass through other blocks (`descend_overload`: the chains several
-    constraints need); if even that fails, InputError: the vertex weights are too coarse for the requested
-    imbalance.
+    constraints need), then to a packing from scratch (`_pack_from_scratch`); if even that fails, InputError:
+    the vertex weights are too coarse for the requested imbalance.
     """
     if is_balanced(bw, max_weights):
         return True
@@ -112,6 +134,8 @@ def rebalance_partition(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max
     if not ok:
         ok = descend_overload(graph.vertex_weights, part, bw, max_weights, max(1000, 4 * graph.n),
                               DESCENT_SWAP_CANDIDATES)
+    if not ok:
+        ok = _pack_from_scratch(graph.vertex_weights, part, bw, max_weights)
     if not ok:
         bw[:] = block_weights(graph.vertex_weights, part, bw.shape[0])
         raise InputError("could not find a partition within the allowed imbalance: the vertex weights are too "
