@@ -317,14 +317,14 @@ SWAP_PAIRS = 1 << 24
 
 @njit(cache=True, nogil=True)
 def _overload_change(bw, b, max_weights, inverse, vertex_weights, v, u, sign):
-    """The change of block b's overload, sum over c of max(0, bw[b, c] - max[b, c]) * inverse[b, c], when it
+    """The change of block b's overload, sum over c of max(0, bw[b, c] - max[b, c]) * inverse[c], when it
     gains sign * (weight of v - weight of u) (u < 0: v alone)."""
     change = 0.0
     for c in range(bw.shape[1]):
         delta = vertex_weights[v, c] - (vertex_weights[u, c] if u >= 0 else 0)
         before = max(bw[b, c] - max_weights[b, c], 0)
         after = max(bw[b, c] + sign * delta - max_weights[b, c], 0)
-        change += (after - before) * inverse[b, c]
+        change += (after - before) * inverse[c]
     return change
 
 
@@ -332,24 +332,24 @@ def _overload_change(bw, b, max_weights, inverse, vertex_weights, v, u, sign):
 def descend_overload(vertex_weights, part, bw, max_weights, max_moves, swap_candidates):
     """Last-resort balance repair after `pack_greedily`: every step is the single move, else the swap, that
     lowers the total overload (sum over blocks and constraints of max(0, weight - limit), each constraint in
-    units of its total weight) the most. Unlike `pack_greedily` a move may push its destination over a limit by less than it relieves the
-    source, and a later step relieves the destination in turn: the chains of moves that several constraints
-    need when every block is full in one of them (METIS's multi-constraint example at k = 8: one block 34
-    over in its second constraint, the others at their limits in the first). The overload falls with every
-    step, so the search ends; swaps pair the `swap_candidates` vertices of overloaded blocks that relieve them
-    most (more, up to `SWAP_PAIRS` pairs a step) with every vertex of another block. Updates part and bw; returns True when every limit is met.
+    units of its total weight) the most. Unlike `pack_greedily` a move may push its destination over a limit
+    by less than it relieves the source, and a later step relieves the destination in turn: the chains of
+    moves that several constraints need when every block is full in one of them (METIS's multi-constraint
+    example at k = 8: one block 34 over in its second constraint, the others at their limits in the first).
+    The overload falls with every step, so the search ends; swaps pair the `swap_candidates` vertices of
+    overloaded blocks that relieve them most (more, up to `SWAP_PAIRS` pairs a step) with every vertex of
+    another block. At most `max_moves` steps. Updates part and bw; returns True when every limit is met.
     Deterministic: ties go to the lowest vertex, then block."""
     n, ncon = vertex_weights.shape
     k = bw.shape[0]
     # overload in units of the constraint's total, the same in every block: a unit moved from a large block's
     # overload into a small block's is no worse (per-limit units made the chains through small blocks look bad)
-    inverse = np.empty((k, ncon), dtype=np.float64)
+    inverse = np.empty(ncon, dtype=np.float64)
     for c in range(ncon):
         total = 0
         for b in range(k):
             total += bw[b, c]
-        for b in range(k):
-            inverse[b, c] = 1.0 / max(total, 1)
+        inverse[c] = 1.0 / max(total, 1)
     over = np.zeros(k, dtype=np.bool_)
     relief = np.empty(n, dtype=np.float64)
     for step in range(max_moves):

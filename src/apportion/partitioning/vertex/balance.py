@@ -34,8 +34,8 @@ def max_block_weights(total: np.ndarray, targets: np.ndarray, epsilon: float) ->
     """(k, ncon) int64 limits floor((1 + epsilon) * ceil(targets[b] * total[c])) (METIS's and KaMinPar's
     definition), capped for a huge epsilon at max(total[c], 2^62 / k) so that they and their sum stay within
     int64 (a finite epsilon of 1e16 overflowed and was refused). The inner ceilings are `whole_target_weights`,
-    raised by a unit where float rounding left their sum under the total (weights beyond 2^53: ceil(W / 3) of W = 3e16 + 1 came out 1e16,
-    so exact balance was refused); epsilon counts as the decimal it was written as (0.15, not the float below
+    raised by a unit where float rounding left their sum under the total (weights beyond 2^53: ceil(W / 3) of
+    W = 3e16 + 1 came out 1e16, so exact balance was refused); epsilon counts as the decimal it was written as (0.15, not the float below
     it), in floats with a 1e-12 relative tolerance for small weights (so 1.15 * 100 is 115) and exactly in
     integers from `EXACT_LIMITS_FROM` on."""
     total = np.asarray(total, dtype=np.int64)
@@ -86,6 +86,9 @@ def check_feasible(vertex_weights: np.ndarray, total: np.ndarray, max_weights: n
 #: `descend_overload`'s swaps try this many vertices of the overloaded blocks (those relieving them most), each
 #: against every vertex of the other blocks
 DESCENT_SWAP_CANDIDATES = 64
+#: ... and takes at most this many steps (each costs O(n k) or more: a bound on the time spent before an
+#: infeasible instance is refused; the chains that repair a partition are tens to hundreds of moves)
+DESCENT_MOVES = 20_000
 
 
 def _pack_from_scratch(vertex_weights: np.ndarray, part: np.ndarray, bw: np.ndarray,
@@ -102,8 +105,7 @@ def _pack_from_scratch(vertex_weights: np.ndarray, part: np.ndarray, bw: np.ndar
     fresh = np.zeros_like(part)
     fresh_bw = np.zeros_like(bw)
     place_isolated(vertex_weights, order, fresh, fresh_bw, max_weights)
-    if not descend_overload(vertex_weights, fresh, fresh_bw, max_weights, max(1000, 4 * part.shape[0]),
-                            DESCENT_SWAP_CANDIDATES):
+    if not descend_overload(vertex_weights, fresh, fresh_bw, max_weights, DESCENT_MOVES, DESCENT_SWAP_CANDIDATES):
         return False
     part[:] = fresh
     bw[:] = fresh_bw
@@ -132,8 +134,7 @@ def rebalance_partition(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max
         return ok
     ok = pack_greedily(graph.vertex_weights, part, bw, max_weights, max(1000, 4 * graph.n))
     if not ok:
-        ok = descend_overload(graph.vertex_weights, part, bw, max_weights, max(1000, 4 * graph.n),
-                              DESCENT_SWAP_CANDIDATES)
+        ok = descend_overload(graph.vertex_weights, part, bw, max_weights, DESCENT_MOVES, DESCENT_SWAP_CANDIDATES)
     if not ok:
         ok = _pack_from_scratch(graph.vertex_weights, part, bw, max_weights)
     if not ok:
