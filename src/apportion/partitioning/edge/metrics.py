@@ -43,9 +43,9 @@ def balanced_capacity(m: int, k: int, imbalance: float) -> tuple[int, int]:
     """(lower, upper) edge-count bounds per part for a requested imbalance ε.
 
     upper = max(⌈m/k⌉, min(m, ⌊(1+ε)·m/k⌋)): the most a part may hold so that max/avg − 1 ≤ ε (and never more
-    than every edge), and never less than the ceiling, which every partition needs when k does not divide m. When upper is the ceiling (always at
-    ε = 0) the lower bound is ⌊m/k⌋, so ε = 0 means exact balance: every part holds ⌊m/k⌋ or ⌈m/k⌉ edges.
-    Otherwise parts may be lighter (lower = 0).
+    than every edge), and never less than the ceiling, which every partition needs when k does not divide m.
+    When upper is the ceiling (always at ε = 0) the lower bound is ⌊m/k⌋, so ε = 0 means exact balance: every
+    part holds ⌊m/k⌋ or ⌈m/k⌉ edges. Otherwise parts may be lighter (lower = 0).
     """
     ceil = -(-m // k)
     allowed = (1.0 + imbalance) * m / k + 1e-9  # inf for a huge ε: no part needs more than all m edges

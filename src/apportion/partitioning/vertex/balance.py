@@ -32,12 +32,12 @@ EXACT_LIMITS_FROM = 1 << 30
 
 def max_block_weights(total: np.ndarray, targets: np.ndarray, epsilon: float) -> np.ndarray:
     """(k, ncon) int64 limits floor((1 + epsilon) * ceil(targets[b] * total[c])) (METIS's and KaMinPar's
-    definition), capped for a huge epsilon at max(total[c], 2^62 / k) so that they and their sum stay within
-    int64 (a finite epsilon of 1e16 overflowed and was refused). The inner ceilings are `whole_target_weights`,
-    raised by a unit where float rounding left their sum under the total (weights beyond 2^53: ceil(W / 3) of
-    W = 3e16 + 1 came out 1e16, so exact balance was refused); epsilon counts as the decimal it was written as (0.15, not the float below
-    it), in floats with a 1e-12 relative tolerance for small weights (so 1.15 * 100 is 115) and exactly in
-    integers from `EXACT_LIMITS_FROM` on."""
+    definition), capped for a huge epsilon at max(total[c], 2^62 / k) so that they and their sum stay within int64
+    (a finite epsilon of 1e16 overflowed and was refused). The inner ceilings are `whole_target_weights`, raised by
+    a unit where float rounding left their sum under the total (weights beyond 2^53: ceil(W / 3) of W = 3e16 + 1
+    came out 1e16, so exact balance was refused); epsilon counts as the decimal it was written as (0.15, not the
+    float below it), in floats with a 1e-12 relative tolerance for small weights (so 1.15 * 100 is 115) and exactly
+    in integers from `EXACT_LIMITS_FROM` on."""
     total = np.asarray(total, dtype=np.int64)
     targets = np.asarray(targets, dtype=np.float64)
     whole = whole_target_weights(np.outer(targets, total.astype(np.float64)))
