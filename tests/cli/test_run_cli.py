@@ -81,6 +81,14 @@ def test_pbf_filters_the_edge_weights_and_reports_segments(graph_file, tmp_path,
     assert sum(report["per_device_segments"]) == 3 == sum(d["segments"] for d in report["per_device"])
 
 
+def test_pbf_reports_an_infinite_bound_apart_from_an_absent_one(graph_file, capsys):
+    """JSON has no infinity: --low inf (keeps nothing) came out null, which means "no bound"."""
+    code, out, err = _run(capsys, "run", "pbf", graph_file, "--low", "inf", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert (report["low"], report["high"], report["kept"]) == ("inf", None, 0)
+
+
 def test_values_to_stdout_put_the_report_on_stderr(graph_file, capsys):
     code, out, err = _run(capsys, "run", "bfs", graph_file, "--source", "0", "-o", "-", "--json")
     assert code == 0

@@ -201,7 +201,16 @@ def _run(args, graph, devices, seed: int, delta):
     low = -math.inf if args.low is None else args.low
     high = math.inf if args.high is None else args.high
     result = pbf(weights, low, high, segment=args.segment or DEFAULT_SEGMENT, **common)
-    return result, {"low": low, "high": high, "elements": int(weights.size), "kept": int(result.values.size)}
+    return result, {"low": _reported_bound(args.low), "high": _reported_bound(args.high),
+                    "elements": int(weights.size), "kept": int(result.values.size)}
+
+
+def _reported_bound(value: float | None):
+    """A pbf bound as the report gives it: None when not given (unbounded), "inf" / "-inf" when infinite (JSON
+    has no infinity; null read as unbounded, though --low inf keeps nothing)."""
+    if value is None or math.isfinite(value):
+        return value
+    return "inf" if value > 0 else "-inf"
 
 
 def write_values(path: str, values) -> None:
@@ -238,7 +247,8 @@ def _print(report: dict) -> None:
     rows = [("app", report["app"]), ("graph", report["graph"]), ("vertices", report["n"]), ("edges", report["m"])]
     for key, label in (("source", "source"), ("method", "method"), ("low", "low"), ("high", "high")):
         if key in report:
-            rows.append((label, report[key]))
+            unbounded = key in ("low", "high") and report[key] is None
+            rows.append((label, "unbounded" if unbounded else report[key]))
     rows += [("devices", ", ".join(report["devices"])), ("transport", report["transport"])]
     if report["placement"] is not None:
         rows += [("routing", report["routing"]), ("placement", report["placement"]),
