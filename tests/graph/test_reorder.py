@@ -67,13 +67,25 @@ def test_renumbered_graph_is_the_same_graph_under_the_permutation(n, density, se
     assert np.array_equal(checked.indices, renumbered.indices)
 
 
-def test_breadth_first_renumbering_is_renumber_by_the_bfs_order():
-    graph = random_graph(200, 3.0, seed=5, weighted=True, ncon=1)
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(0, 120), density=st.floats(0.0, 4.0), seed=st.integers(0, 10**6), weighted=st.booleans(),
+       ncon=st.integers(0, 2))
+def test_breadth_first_renumbering_is_renumber_by_the_bfs_order(n, density, seed, weighted, ncon):
+    # renumber_breadth_first makes the order and the rows in one walk; renumber(graph, bfs_order(graph)) in two
+    graph = random_graph(n, density, seed=seed, weighted=weighted, ncon=ncon)
     made, new_of_old = renumber_breadth_first(graph)
     checked, checked_new_of_old = renumber(graph, bfs_order(graph))
-    assert np.array_equal(new_of_old, checked_new_of_old)
-    assert np.array_equal(made.indices, checked.indices) and np.array_equal(made.edge_weights, checked.edge_weights)
-    assert np.array_equal(made.vertex_weights, checked.vertex_weights)
+    assert np.array_equal(new_of_old, checked_new_of_old) and new_of_old.dtype == checked_new_of_old.dtype
+    assert np.array_equal(made.indptr, checked.indptr) and np.array_equal(made.indices, checked.indices)
+    assert made.indices.dtype == graph.indices.dtype
+    if weighted and graph.edge_weights is not None:
+        assert np.array_equal(made.edge_weights, checked.edge_weights)
+    else:
+        assert made.edge_weights is None
+    if ncon:
+        assert np.array_equal(made.vertex_weights, checked.vertex_weights)
+    else:
+        assert made.vertex_weights is None
 
 
 def test_locality_spread_tells_scattered_ids_from_ordered_ones():

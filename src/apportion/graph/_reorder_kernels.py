@@ -1,8 +1,14 @@
 """Numba kernels of `graph/reorder.py`: a breadth-first locality order and the graph renumbered by it.
 
-Both walk the vertices in an order they already hold (the breadth-first queue; the new ids), so they prefetch the
+They walk the vertices in an order they already hold (the breadth-first queue; the new ids), so they prefetch the
 rows they will read a few steps ahead (`_kernels.prefetch`): a vertex's row pointer PREFETCH_ROW steps ahead, its
 row PREFETCH_ARCS steps ahead, and in the renumbering the new ids of its neighbours PREFETCH_IDS steps ahead.
+
+`bfs_renumbered` does the order and the renumbering in one walk (the partitioner's renumbering): when the
+breadth-first queue reaches position i, every neighbour of order[i] has its new id (it was queued before or is
+queued now), so new row i is written then, in the order the rows are laid out. One serial pass that reads each
+old row once, against a breadth-first pass and then a renumbering on every thread that reads every row again:
+delaunay 2^21, memory already mapped, 0.14 + 0.03 + 0.11-0.13 s on 2 threads -> 0.22-0.25 s (the same rows).
 """
 
 from __future__ import annotations
@@ -95,3 +101,55 @@ def renumber_chunks(first, stride, chunks, indptr, indices, edge_weights, order,
                 new_indices[at] = u
                 if weighted:
                     new_weights[at] = w
+
+
+@njit(cache=True, nogil=True)
+def bfs_renumbered(indptr, indices, edge_weights, weighted, order, new_of_old, new_indptr, new_indices,
+                   new_weights):
+    """`bfs_order` and `renumbered_indptr` + `renumber_chunks` in that order, in one walk: fills `order`,
+    `new_of_old`, and the renumbered graph's rows (neighbour lists sorted, weights carried when `weighted`)."""
+    n = indptr.shape[0] - 1
+    for v in range(n):
+        new_of_old[v] = -1
+    new_indptr[0] = 0
+    head = 0
+    tail = 0
+    for root in range(n):
+        if new_of_old[root] >= 0:
+            continue
+        new_of_old[root] = tail
+        order[tail] = root
+        tail += 1
+        while head < tail:
+            if head + PREFETCH_ROW < tail:
+                prefetch(indptr, order[head + PREFETCH_ROW])
+            if head + PREFETCH_ARCS < tail:
+                prefetch(indices, indptr[order[head + PREFETCH_ARCS]])
+            if head + PREFETCH_IDS < tail:
+                ahead = order[head + PREFETCH_IDS]
+                for e in range(indptr[ahead], indptr[ahead + 1]):
+                    prefetch(new_of_old, indices[e])
+            v = order[head]
+            start = new_indptr[head]
+            row = indptr[v]
+            degree = indptr[v + 1] - row
+            for j in range(degree):
+                u = indices[row + j]
+                new_u = new_of_old[u]
+                if new_u < 0:
+                    new_u = tail
+                    new_of_old[u] = tail
+                    order[tail] = u
+                    tail += 1
+                w = edge_weights[row + j] if weighted else 0
+                at = start + j
+                while at > start and new_indices[at - 1] > new_u:
+                    new_indices[at] = new_indices[at - 1]
+                    if weighted:
+                        new_weights[at] = new_weights[at - 1]
+                    at -= 1
+                new_indices[at] = new_u
+                if weighted:
+                    new_weights[at] = w
+            new_indptr[head + 1] = start + degree
+            head += 1

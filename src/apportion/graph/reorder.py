@@ -13,7 +13,7 @@ lines already loaded. Measured with the partitioner (k = 64, 2 threads, same pro
 - `bfs_order(graph)`: every vertex once, breadth-first from the least unvisited id of each component.
 - `renumber(graph, order)`: the graph whose vertex i is old vertex order[i] (rows sorted, weights carried),
   and new_of_old to map results back (`values_new[new_of_old]` is indexed by old ids);
-  `renumber_breadth_first(graph)` the same in `bfs_order`.
+  `renumber_breadth_first(graph)` the same in `bfs_order`, order and rows made in one walk.
 """
 
 from __future__ import annotations
@@ -58,9 +58,19 @@ def renumber(graph: Graph, order: np.ndarray) -> tuple[Graph, np.ndarray]:
 
 
 def renumber_breadth_first(graph: Graph) -> tuple[Graph, np.ndarray]:
-    """`renumber(graph, bfs_order(graph))`, without checking the order it made itself (the partitioner's
-    renumbering, `PartitionOptions.reorder`)."""
-    return _renumbered(graph, bfs_order(graph))
+    """`renumber(graph, bfs_order(graph))` (the partitioner's renumbering, `PartitionOptions.reorder`), made in
+    one serial walk that writes each new row when the breadth-first queue reaches it (`bfs_renumbered`)."""
+    n = graph.n
+    order = np.empty(n, dtype=graph.indices.dtype)
+    new_of_old = np.empty(n, dtype=graph.indices.dtype)
+    indptr = np.empty(n + 1, dtype=np.int64)
+    indices = np.empty_like(graph.indices)
+    weighted = graph.edge_weights is not None
+    edge_weights = graph.edge_weights if weighted else np.zeros(0, dtype=np.int64)
+    new_weights = np.empty_like(graph.edge_weights) if weighted else np.zeros(0, dtype=np.int64)
+    kernels.bfs_renumbered(graph.indptr, graph.indices, edge_weights, weighted, order, new_of_old, indptr, indices,
+                           new_weights)
+    return _assembled(graph, order, indptr, indices, new_weights if weighted else None), new_of_old
 
 
 def _renumbered(graph: Graph, order: np.ndarray) -> tuple[Graph, np.ndarray]:
@@ -76,7 +86,12 @@ def _renumbered(graph: Graph, order: np.ndarray) -> tuple[Graph, np.ndarray]:
     chunks = 4 * thread_budget() if indices.shape[0] >= 1 << 16 else 1
     run_chunked(kernels.renumber_chunks, chunks, graph.indptr, graph.indices, edge_weights, order, new_of_old,
                 indptr, indices, new_weights, weighted)
+    return _assembled(graph, order, indptr, indices, new_weights if weighted else None), new_of_old
+
+
+def _assembled(graph: Graph, order: np.ndarray, indptr: np.ndarray, indices: np.ndarray,
+               edge_weights: np.ndarray | None) -> Graph:
+    """The renumbered Graph from its new rows; vertex weights moved with their vertices."""
     vertex_weights = None if graph.vertex_weights is None else graph.vertex_weights[order]
-    renumbered = Graph._trusted(indptr, indices, vertex_weights=vertex_weights,
-                                edge_weights=new_weights if weighted else None, name=graph.name)
-    return renumbered, new_of_old
+    return Graph._trusted(indptr, indices, vertex_weights=vertex_weights, edge_weights=edge_weights,
+                          name=graph.name)
