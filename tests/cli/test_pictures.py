@@ -235,3 +235,30 @@ def test_spac_draws_its_phase_under_the_command_line(cli, tmp_path):
     assert re.search(r"spac: [\d,]+ edges into 4 parts[^\n]*\n[^\n]*  SPAC: partitioning", shown), shown
     piped = cli("edge-partition", graph, "-k", "4")
     assert piped.returncode == 0 and piped.stderr == ""
+
+
+@pytest.mark.parametrize("rows, cols", [(20, 4000), (5000, 30), (60, 60), (30, 100)])
+def test_grid_picture_of_an_elongated_grid_is_stretched_and_says_so(rows, cols):
+    # drawn to scale, a 20 x 4,000 grid is a line one pixel high: beyond MAX_DRAWN_ASPECT it is stretched
+    from matplotlib.figure import Figure
+
+    from apportion.partitioning.grid import partition_grid
+    from apportion.partitioning.grid.plot import MAX_DRAWN_ASPECT, draw_rectangles, drawn_aspect
+
+    rect = partition_grid(rows, cols, [3, 3, 2, 1])
+    ax = Figure(figsize=(6.4, 4.0)).add_subplot()
+    draw_rectangles(ax, rect)
+    ax.figure.canvas.draw()
+    box = ax.get_position(original=False)  # the axes' box as its aspect leaves it, in figure fractions
+    height_over_width = box.height * 4.0 / (box.width * 6.4)
+    aspect = rows / cols
+    expected = min(max(aspect, 1 / MAX_DRAWN_ASPECT), MAX_DRAWN_ASPECT)
+    assert drawn_aspect(rows, cols) == pytest.approx(expected)
+    assert height_over_width == pytest.approx(expected, rel=0.02)
+    title = ax.get_title()
+    if expected == aspect:
+        assert "not to scale" not in title
+    else:
+        assert "not to scale" in title
+        assert ("rows drawn" in title) == (aspect < 1) and ("columns drawn" in title) == (aspect > 1)
+        assert f"{round(max(expected / aspect, aspect / expected)):,}×" in title

@@ -10,6 +10,16 @@ from apportion._pictures import check_picture_path, save_figure
 #: what the pictures of `plot_rectangles` / `draw_rectangles` show, printed under them
 RECTANGLES_CAPTION = ("Colour: the processor's speed. Number: messages the processor sends per iteration "
                       "(one to each processor whose rectangle touches its own).")
+#: a grid whose rows / columns ratio is beyond this (or below its inverse) is drawn stretched to this ratio, and
+#: says so in its title: drawn to scale, a 20 x 4,000 grid is a line one pixel high
+MAX_DRAWN_ASPECT = 4.0
+
+
+def drawn_aspect(rows: int, cols: int) -> float:
+    """The height / width ratio the picture of a rows x cols grid is drawn at: the grid's own, clamped to
+    [1 / MAX_DRAWN_ASPECT, MAX_DRAWN_ASPECT]."""
+    aspect = rows / max(cols, 1)
+    return min(max(aspect, 1.0 / MAX_DRAWN_ASPECT), MAX_DRAWN_ASPECT)
 
 
 def draw_rectangles(ax, rect, title: str | None = None) -> tuple[list, list[str]]:
@@ -34,7 +44,9 @@ def draw_rectangles(ax, rect, title: str | None = None) -> tuple[list, list[str]
                     ha="center", va="center", fontsize=7)
     ax.set_xlim(0, rect.cols)
     ax.set_ylim(rect.rows, 0)
-    ax.set_aspect("equal")
+    aspect = rect.rows / max(rect.cols, 1)
+    drawn = drawn_aspect(rect.rows, rect.cols)
+    ax.set_aspect(drawn / aspect if aspect > 0 else "equal")  # y units per x unit on the page
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_locator(MaxNLocator(nbins=5, integer=True))
     ax.tick_params(labelsize=7)
@@ -42,6 +54,10 @@ def draw_rectangles(ax, rect, title: str | None = None) -> tuple[list, list[str]
     ax.set_ylabel("row", fontsize=8)
     method = rect.method.upper() if rect.method in ("sgp", "asgp", "php", "nphp") else rect.method
     label = f"{title or method}: {rect.p} processors, {rect.rows:,} × {rect.cols:,} grid"
+    if aspect > 0 and drawn != aspect:
+        stretched = f"rows drawn {drawn / aspect:,.0f}× taller" if drawn > aspect else \
+            f"columns drawn {aspect / drawn:,.0f}× wider"
+        label += f"\nnot to scale: {stretched} than they are"
     if rect.metrics is not None:
         label += (f"\n{rect.metrics.data_items:,} items and ≤ {rect.metrics.max_messages} messages per processor "
                   "per iteration")
@@ -71,13 +87,14 @@ def plot_rectangles(rect, path, ax=None, title: str | None = None) -> None:
     from matplotlib.figure import Figure
 
     check_picture_path(path, "--plot")
-    aspect = rect.rows / max(rect.cols, 1)
-    fig = Figure(figsize=(6.4, max(3.0, min(9.0, 5.0 * aspect + 1.2))))
+    fig = Figure(figsize=(6.4, max(3.0, min(9.0, 5.0 * drawn_aspect(rect.rows, rect.cols) + 1.2))))
     ax = fig.add_subplot()
     handles, labels = draw_rectangles(ax, rect, title)
     ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=7, title="colour",
               title_fontsize=7, frameon=False)
-    ax.text(0.0, -0.1, _wrap(RECTANGLES_CAPTION, 90), transform=ax.transAxes, ha="left", va="top", fontsize=7)
+    # under the axis label whatever the axes' height (points, not a fraction of the axes)
+    ax.annotate(_wrap(RECTANGLES_CAPTION, 90), xy=(0.0, 0.0), xycoords="axes fraction", xytext=(0, -34),
+                textcoords="offset points", ha="left", va="top", fontsize=7)
     save_figure(fig, path, dpi=120, option="--plot")
 
 
