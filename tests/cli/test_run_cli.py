@@ -222,3 +222,32 @@ def test_a_batch_of_no_items_is_refused_by_every_worklist_app(batch, graph_file)
                 lambda: apportion.connected_components(graph, method="worklist", batch=batch)):
         with pytest.raises(InputError, match="batch must be"):
             run()
+
+
+REAL_MATRIX = "%%MatrixMarket matrix coordinate real symmetric\n4 4 3\n2 1 1.5\n3 2 {value}\n4 3 0.25\n"
+
+
+@pytest.mark.parametrize("value", ["2.0", "-2.0"])
+@pytest.mark.parametrize("app,extra", [("sssp", ["--source", "0"]), ("pbf", ["--low", "1"])])
+def test_weights_apps_refuse_a_matrix_whose_values_would_be_dropped(app, extra, value, tmp_path, capsys):
+    """Read as its pattern, a real matrix would give hop counts for sssp and a filter over ones for pbf."""
+    matrix = tmp_path / "real.mtx"
+    matrix.write_text(REAL_MATRIX.format(value=value))
+    output = tmp_path / "values.txt"
+    code, out, err = _run(capsys, "run", app, matrix, *extra, "-o", output)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"apportion: error: {matrix}: {app} ")
+    assert "not all positive integers" in err and ("bfs" in err) == (app == "sssp")
+    assert not output.exists()
+    # bfs reads the pattern, as the reader documents, with its one warning
+    code, out, err = _run(capsys, "run", "bfs", matrix, "--source", "0", "-o", "-")
+    assert code == 0 and out.split() == ["0", "1", "2", "3"]
+    assert "read as a pattern graph" in err
+
+
+def test_sssp_takes_an_integer_matrix_s_values_as_lengths(tmp_path, capsys):
+    matrix = tmp_path / "lengths.mtx"
+    matrix.write_text("%%MatrixMarket matrix coordinate integer symmetric\n3 3 2\n2 1 5\n3 2 7\n")
+    code, out, err = _run(capsys, "run", "sssp", matrix, "--source", "0", "-o", "-")
+    assert code == 0, err
+    assert out.split() == ["0", "5", "12"]

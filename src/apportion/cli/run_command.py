@@ -33,6 +33,9 @@ _TAKES = {
     "low": ("pbf",),
     "high": ("pbf",),
 }
+#: apps whose answer is made of the edge weights: a matrix whose values cannot be weights is refused for them
+#: instead of being read as its pattern (hop counts, or a filter over ones)
+_WEIGHTED = {"sssp": "sssp reads the edge weights as lengths", "pbf": "pbf filters the edge weights"}
 _FLAGS = {"source": "--source", "priority_delta": "--priority-delta", "routing": "--routing",
           "placement": "--placement", "method": "--method", "segment": "--segment", "low": "--low", "high": "--high"}
 
@@ -143,7 +146,7 @@ def run_app(args: argparse.Namespace) -> int:
             any(device.implementation != KIND_CPU for device in devices):
         raise InputError("cc --method topology with --transport ray takes CPU devices only; use --transport "
                          "threads or --method worklist for CUDA devices")
-    graph = load_graph_args(args)
+    graph = _load_graph(args)
     if graph.n == 0:  # every app: nothing to run, and no source to name
         raise InputError(f"{args.graph}: the graph has no vertices")
     if args.source is not None:
@@ -164,6 +167,24 @@ def run_app(args: argparse.Namespace) -> int:
     else:
         _print(report)
     return 0
+
+
+def _load_graph(args: argparse.Namespace):
+    """The graph of `args`; for sssp and pbf a matrix whose values the reader would drop is an InputError."""
+    import warnings
+
+    from apportion.graph.io._common import DroppedValuesWarning
+
+    if args.app not in _WEIGHTED:
+        return load_graph_args(args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DroppedValuesWarning)
+        try:
+            return load_graph_args(args)
+        except DroppedValuesWarning:
+            hint = ", or run bfs for hop counts" if args.app == "sssp" else ""
+            raise InputError(f"{args.graph}: {_WEIGHTED[args.app]}, which must be positive integers; the matrix's "
+                             f"values are not all positive integers (scale real values to integers{hint})") from None
 
 
 def _run(args, graph, devices, seed: int, delta):

@@ -18,9 +18,14 @@ class GraphFileWarning(UserWarning):
     """Something in a graph file was repaired while reading (self-loops dropped, weights ignored)."""
 
 
-def warn_file(path: str, message: str) -> None:
+class DroppedValuesWarning(GraphFileWarning):
+    """A matrix's values could not be edge weights (real, zero or negative) and the graph is its pattern: a
+    command that needs the weights (`run sssp`, `run pbf`) turns it into an error."""
+
+
+def warn_file(path: str, message: str, category: type[GraphFileWarning] = GraphFileWarning) -> None:
     """One warning about a file (readers issue at most one per kind per file)."""
-    warnings.warn(f"{path}: {message}", GraphFileWarning, stacklevel=3)
+    warnings.warn(f"{path}: {message}", category, stacklevel=3)
 
 
 def checked_adjacency_graph(

@@ -26,7 +26,7 @@ from apportion._atomic import atomic_output
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.graph.io import _parse_kernels as K
-from apportion.graph.io._common import graph_from_pairs, stem, warn_file
+from apportion.graph.io._common import DroppedValuesWarning, graph_from_pairs, stem, warn_file
 from apportion.graph.io._limits import check_vertex_count
 from apportion.graph.io._source import Source, quoted, sourced
 from apportion.graph.io._text import iter_head_lines, read_head, tokenize
@@ -136,7 +136,7 @@ def _read_mtx(source: Source, strict: bool, bipartite: bool, name: str | None) -
                 weights = np.ascontiguousarray(values)
         else:
             warn_file(path, "real values that are not all positive integers: read as a pattern graph "
-                            "(values dropped)")
+                            "(values dropped)", DroppedValuesWarning)
     if symmetry == "skew-symmetric":
         weights = None
     if bipartite:
