@@ -56,6 +56,34 @@ def bfs_order(indptr, indices):
     return order
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _prefetch_ahead(indptr, indices, new_of_old, order, i, limit):
+    """Prefetch, for the vertices at positions ahead of i in `order` (below `limit`), a row pointer
+    PREFETCH_ROW on, a row PREFETCH_ARCS on and its neighbours' new ids PREFETCH_IDS on."""
+    if i + PREFETCH_ROW < limit:
+        prefetch(indptr, order[i + PREFETCH_ROW])
+    if i + PREFETCH_ARCS < limit:
+        prefetch(indices, indptr[order[i + PREFETCH_ARCS]])
+    if i + PREFETCH_IDS < limit:
+        ahead = order[i + PREFETCH_IDS]
+        for e in range(indptr[ahead], indptr[ahead + 1]):
+            prefetch(new_of_old, indices[e])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _insert_sorted(new_indices, new_weights, start, at, u, w, weighted):
+    """Put neighbour u (weight w) into the row that begins at `start` and holds at - start sorted entries,
+    keeping it sorted (insertion: rows are short where renumbering pays — meshes, geometric and road graphs)."""
+    while at > start and new_indices[at - 1] > u:
+        new_indices[at] = new_indices[at - 1]
+        if weighted:
+            new_weights[at] = new_weights[at - 1]
+        at -= 1
+    new_indices[at] = u
+    if weighted:
+        new_weights[at] = w
+
+
 @njit(cache=True, nogil=True)
 def renumbered_indptr(indptr, order, new_of_old, new_indptr):
     """new_of_old[order[i]] = i, and the row pointers of the graph whose vertex i is old vertex order[i]."""
@@ -71,36 +99,19 @@ def renumber_chunks(first, stride, chunks, indptr, indices, edge_weights, order,
                     new_indices, new_weights, weighted):
     """Rows of the renumbered graph for chunks first, first + stride, ... of `chunks` static slices of the new
     ids (`apportion._chunked`): new row i is old row order[i] with every neighbour u as new_of_old[u], sorted by
-    insertion (rows are short where renumbering pays: meshes, geometric and road graphs), its weights carried
-    along when `weighted`."""
+    insertion (`_insert_sorted`), its weights carried along when `weighted`."""
     n = order.shape[0]
     for t in range(first, chunks, stride):
         lo = (n * t) // chunks
         hi = (n * (t + 1)) // chunks
         for i in range(lo, hi):
-            if i + PREFETCH_ROW < hi:
-                prefetch(indptr, order[i + PREFETCH_ROW])
-            if i + PREFETCH_ARCS < hi:
-                prefetch(indices, indptr[order[i + PREFETCH_ARCS]])
-            if i + PREFETCH_IDS < hi:
-                ahead = order[i + PREFETCH_IDS]
-                for e in range(indptr[ahead], indptr[ahead + 1]):
-                    prefetch(new_of_old, indices[e])
+            _prefetch_ahead(indptr, indices, new_of_old, order, i, hi)
             v = order[i]
             start = new_indptr[i]
             row = indptr[v]
             for j in range(indptr[v + 1] - row):
-                u = new_of_old[indices[row + j]]
                 w = edge_weights[row + j] if weighted else 0
-                at = start + j
-                while at > start and new_indices[at - 1] > u:
-                    new_indices[at] = new_indices[at - 1]
-                    if weighted:
-                        new_weights[at] = new_weights[at - 1]
-                    at -= 1
-                new_indices[at] = u
-                if weighted:
-                    new_weights[at] = w
+                _insert_sorted(new_indices, new_weights, start, start + j, new_of_old[indices[row + j]], w, weighted)
 
 
 @njit(cache=True, nogil=True)
@@ -121,14 +132,7 @@ def bfs_renumbered(indptr, indices, edge_weights, weighted, order, new_of_old, n
         order[tail] = root
         tail += 1
         while head < tail:
-            if head + PREFETCH_ROW < tail:
-                prefetch(indptr, order[head + PREFETCH_ROW])
-            if head + PREFETCH_ARCS < tail:
-                prefetch(indices, indptr[order[head + PREFETCH_ARCS]])
-            if head + PREFETCH_IDS < tail:
-                ahead = order[head + PREFETCH_IDS]
-                for e in range(indptr[ahead], indptr[ahead + 1]):
-                    prefetch(new_of_old, indices[e])
+            _prefetch_ahead(indptr, indices, new_of_old, order, head, tail)
             v = order[head]
             start = new_indptr[head]
             row = indptr[v]
@@ -142,14 +146,6 @@ def bfs_renumbered(indptr, indices, edge_weights, weighted, order, new_of_old, n
                     order[tail] = u
                     tail += 1
                 w = edge_weights[row + j] if weighted else 0
-                at = start + j
-                while at > start and new_indices[at - 1] > new_u:
-                    new_indices[at] = new_indices[at - 1]
-                    if weighted:
-                        new_weights[at] = new_weights[at - 1]
-                    at -= 1
-                new_indices[at] = new_u
-                if weighted:
-                    new_weights[at] = w
+                _insert_sorted(new_indices, new_weights, start, start + j, new_u, w, weighted)
             new_indptr[head + 1] = start + degree
             head += 1
