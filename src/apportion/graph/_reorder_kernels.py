@@ -145,7 +145,7 @@ def bfs_renumbered(indptr, indices, edge_weights, weighted, order, new_of_old, n
                     new_of_old[u] = tail
                     order[tail] = u
                     tail += 1
-                w = edge_weights[row + j] if weighted else 0
-                _insert_sorted(new_indices, new_weights, start, start + j, new_u, w, weighted)
+                weight = edge_weights[row + j] if weighted else 0
+                _insert_sorted(new_indices, new_weights, start, start + j, new_u, weight, weighted)
             new_indptr[head + 1] = start + degree
             head += 1
