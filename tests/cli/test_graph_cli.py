@@ -57,6 +57,24 @@ def test_generate_kind_options_and_errors(tmp_path, capsys):
     assert code == 2 and "extension" in err
 
 
+@pytest.mark.parametrize("kind", ["delaunay", "rgg", "grid2d", "grid3d", "rmat", "er", "ba", "road"])
+def test_generate_refusal_lists_only_flags_the_command_takes(kind, tmp_path, capsys):
+    """The 'valid:' list of a misplaced option names flags of this command (delaunay's Python-only `method`
+    was listed as --method, which the parser then refused)."""
+    import re
+
+    from apportion.cli.main import build_parser
+
+    misplaced = ["--dims", "2,2,2"] if kind != "grid3d" else ["--scale", "5"]
+    code, _, err = _run(capsys, "generate", kind, "--n", 64, *misplaced, "-o", tmp_path / "x.graph")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    listed = re.search(r"\(valid: (.*)\)", err).group(1)
+    assert listed != "none"
+    generate_parser = build_parser()._subparsers._group_actions[0].choices["generate"]
+    known = {flag for action in generate_parser._actions for flag in action.option_strings}
+    assert set(listed.split(", ")) <= known, listed
+
+
 def test_generate_road_keeps_its_lengths_and_takes_extra(tmp_path, capsys):
     out = tmp_path / "road.graph"
     report = _json(capsys, "generate", "road", "--n", 400, "--seed", 2, "--extra", 0.5, "-o", out)

@@ -102,8 +102,8 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-GRAPH_HELP = ("graph file: .graph/.metis/.mgraph (METIS), .mtx (Matrix Market), .txt/.edgelist/.el/.edges "
-              "(edge list), .npz (apportion binary); gzip/bzip2/xz data is read whatever the name "
+GRAPH_HELP = ("graph file: .graph/.metis/.mgraph/.chaco (METIS), .mtx/.mm (Matrix Market), "
+              ".txt/.edgelist/.el/.edges/.tsv (edge list), .npz (apportion binary); gzip/bzip2/xz data is read whatever the name "
               "(x.graph.gz: the format under the suffix); - reads standard input (with --format); "
               "dataset:NAME is a graph shipped with apportion (`apportion datasets`)")
 

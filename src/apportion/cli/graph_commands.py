@@ -118,6 +118,12 @@ def _input_format(path: str, format: str | None) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ generate
+#: generator options the command exposes, and their flags (`generate` takes more from Python, e.g. delaunay's method)
+_GENERATE_FLAGS = {"order": "--order", "radius": "--radius", "rows": "--rows", "cols": "--cols", "scale": "--scale",
+                   "edge_factor": "--edge-factor", "p": "--p", "avg_degree": "--avg-degree",
+                   "m_attach": "--m-attach", "extra": "--extra", "dims": "--dims", "permute": "--no-permute"}
+
+
 def run_generate(args: argparse.Namespace) -> int:
     """Generate, write atomically, report n, m and the time taken."""
     from apportion.graph.generate import generate, options_of
@@ -141,9 +147,9 @@ def run_generate(args: argparse.Namespace) -> int:
     allowed = set(options_of(args.kind))
     unknown = sorted(k for k in options if k not in allowed)
     if unknown:
-        flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
-        raise InputError(f"{args.kind}: option(s) {flags} do not apply (valid: "
-                         f"{', '.join('--' + k.replace('_', '-') for k in sorted(allowed)) or 'none'})")
+        flags = ", ".join(_GENERATE_FLAGS[k] for k in unknown)
+        valid = sorted(flag for key, flag in _GENERATE_FLAGS.items() if key in allowed)  # the command's own
+        raise InputError(f"{args.kind}: option(s) {flags} do not apply (valid: {', '.join(valid) or 'none'})")
     start = time.perf_counter()
     with progress(f"generating {args.kind}"):
         graph = generate(args.kind, args.n, seed=args.seed, **options)

@@ -55,8 +55,9 @@ def register(subparsers) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--devices", type=int, default=None, metavar="N",
                        help="N one-thread CPU devices (default 2)")
-    where.add_argument("--platform", default=None, metavar="FILE|auto",
-                       help="the devices of a platform file (CPU, throttled, CUDA devices) or 'auto'")
+    where.add_argument("--platform", default=None, metavar="FILE|auto|cuda",
+                       help="the devices of a platform file (CPU, throttled, CUDA devices), 'auto' (this "
+                            "machine's) or 'cuda' (its CUDA devices)")
     p.add_argument("--transport", choices=("threads", "ray"), default="threads",
                    help="threads in this process (default) or one Ray actor per device")
     p.add_argument("--cluster", default=None, metavar="ADDRESS",
