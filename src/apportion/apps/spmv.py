@@ -120,17 +120,13 @@ def bipartite_graph(matrix: sp.csr_array):
 
 
 def as_csr(matrix) -> sp.csr_array:
-    """Canonical CSR (float64, summed duplicates, sorted indices) of a SciPy sparse matrix or .mtx path."""
-    if isinstance(matrix, (str, bytes)) or hasattr(matrix, "__fspath__"):
-        import scipy.io
-
-        path = str(matrix)
-        try:
-            matrix = scipy.io.mmread(path)
-        except (ValueError, OSError, IndexError) as error:
-            if isinstance(error, FileNotFoundError):
-                raise
-            raise InputError(f"cannot read the matrix: {error}", path=path) from None
+    """Canonical CSR (float64, summed duplicates, sorted indices) of a SciPy sparse matrix or of a path: a Matrix
+    Market file (`.mtx`, `.mm`, compressed or not) with its values, or any other graph input `read_graph` takes
+    (a graph file, `dataset:NAME`) as its adjacency matrix (edge weights as values)."""
+    if isinstance(matrix, bytes):
+        matrix = matrix.decode()
+    if isinstance(matrix, str) or hasattr(matrix, "__fspath__"):
+        matrix = _read_matrix_argument(str(matrix))
     if not sp.issparse(matrix):
         matrix = sp.csr_array(np.asarray(matrix))
     if np.iscomplexobj(matrix.data):
@@ -139,6 +135,18 @@ def as_csr(matrix) -> sp.csr_array:
     csr.sum_duplicates()
     csr.sort_indices()
     return csr
+
+
+def _read_matrix_argument(path: str):
+    from apportion import datasets
+    from apportion.graph.io import format_of, read_graph
+    from apportion.graph.io.mtx import read_matrix
+
+    try:
+        matrix_market = not datasets.is_argument(path) and format_of(path, None) == "mtx"
+    except InputError:
+        matrix_market = False  # not a name that says: read_graph says why
+    return read_matrix(path) if matrix_market else read_graph(path).to_scipy()
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ of the whole product, `apps/hass_spmm.py`).
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -38,7 +37,8 @@ from apportion.checks import check_seed, integer
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.graph.io import format_of, read_graph
-from apportion.graph.io._source import is_stdin, sourced
+from apportion.graph.io._source import is_stdin
+from apportion.graph.io.mtx import read_matrix
 from apportion.schedule.threshold_baselines import (exhaustive_search, naive_average, naive_static,
                                                     naive_static_row_length)
 from apportion.schedule.threshold_cc import DEFAULT_SAMPLER, SAMPLERS, estimate_cc_threshold
@@ -132,21 +132,11 @@ def _read(app: str, path: str, format: str | None = None):
     if not is_stdin(path) and not datasets.is_argument(path) and not Path(path).exists():
         raise InputError("no such file", path=path)
     if is_matrix_input(app, path, format):
-        import scipy.io
-
-        try:
-            with sourced(path) as source:  # gzip, bzip2, xz by content; standard input
-                matrix = scipy.io.mmread(io.BytesIO(source.read_all()))
-        except (ValueError, OSError, IndexError, EOFError) as error:
-            raise InputError(f"not a readable Matrix Market file ({error})", path=path) from None
-        if np.iscomplexobj(matrix.data if sp.issparse(matrix) else matrix):
-            raise InputError(f"{app}: complex values are not supported (real or integer matrices only)", path=path)
-        if not sp.issparse(matrix):
-            matrix = sp.csr_matrix(np.asarray(matrix))
+        matrix = read_matrix(path)  # gzip, bzip2, xz by content; standard input
         if matrix.shape[0] != matrix.shape[1]:
             raise InputError(f"{app}: A×A needs a square matrix, got {matrix.shape[0]} × {matrix.shape[1]}",
                              path=path)
-        return matrix.tocsr()
+        return matrix
     return read_graph(path, format=format)
 
 

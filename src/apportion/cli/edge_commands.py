@@ -47,7 +47,8 @@ def register(subparsers) -> None:
     _add_method_options(p)
     p = add_command(subparsers, "spmv", _spmv,
                     help="run y = A·x part by part over an edge partition and compare loads and time")
-    p.add_argument("matrix", help="Matrix Market (.mtx) file")
+    p.add_argument("matrix", help="Matrix Market file (.mtx/.mm, gzip/bzip2/xz data read whatever the name), "
+                                  "or a graph input (a graph file, dataset:NAME): its adjacency matrix")
     p.add_argument("--parts", "-k", dest="k", type=_positive_int, required=True, help="number of parts")
     p.add_argument("--method", default="spac", choices=methods, help="edge-partitioning algorithm")
     p.add_argument("--imbalance", type=float, default=0.0, help="allowed edge imbalance (default 0)")

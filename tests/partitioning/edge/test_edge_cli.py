@@ -69,7 +69,33 @@ def test_spmv_bad_matrix(tmp_path, capsys):
     bad = tmp_path / "bad.mtx"
     bad.write_text("not a matrix\n")
     assert main(["spmv", str(bad), "--parts", "2"]) == 2
-    assert main(["spmv", str(tmp_path / "missing.mtx"), "--parts", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"apportion: error: {bad}: not a readable Matrix Market file")
+    missing = tmp_path / "missing.mtx"
+    assert main(["spmv", str(missing), "--parts", "2"]) == 2
+    assert capsys.readouterr().err == f"apportion: error: {missing}: no such file\n"  # SciPy's text not doubled
+
+
+def test_spmv_reads_compressed_matrices_and_graph_inputs(matrix_file, tmp_path, capsys):
+    import gzip
+
+    from apportion.graph.io import read_graph
+
+    packed = tmp_path / "a.mtx.gz"
+    packed.write_bytes(gzip.compress(matrix_file.read_bytes()))
+    assert main(["spmv", str(packed), "--parts", "3", "--json", "--repeats", "1"]) == 0, capsys.readouterr().err
+    data = json.loads(capsys.readouterr().out)
+    assert (data["rows"], data["cols"]) == (40, 30) and data["max_abs_error"] < 1e-9
+    # a graph input is its adjacency matrix: a shipped dataset and a METIS file
+    assert main(["spmv", "dataset:karate", "--parts", "2", "--json", "--repeats", "1"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["rows"], data["cols"], data["nonzeros"]) == (34, 34, 2 * 78)
+    metis = tmp_path / "k.graph"
+    from apportion.graph.io import write_graph
+
+    write_graph(read_graph("dataset:karate"), metis)
+    assert main(["spmv", str(metis), "--parts", "2", "--json", "--repeats", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["nonzeros"] == 2 * 78
 
 
 def test_refine_and_vertex_preset_flags_in_process(karate_file, capsys):

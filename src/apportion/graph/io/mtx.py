@@ -1,4 +1,5 @@
-"""Matrix Market `.mtx` files (coordinate format) as graphs.
+"""Matrix Market `.mtx` files (coordinate format) as graphs, and as SciPy matrices with their values
+(`read_matrix`: the apps that multiply matrices).
 
 Banner `%%MatrixMarket matrix coordinate FIELD SYMMETRY`, then `%` comments, a size line `rows cols nnz`, and
 nnz entry lines `i j [value]` with 1-based indices.
@@ -14,11 +15,16 @@ nnz entry lines `i j [value]` with 1-based indices.
 - A non-square matrix without `bipartite=True` is an error. Diagonal entries are self-loops: dropped with a
   warning (errors with `strict=True`).
 Writing: `coordinate pattern symmetric` (or `integer symmetric` with edge weights), lower triangle, 1-based.
+
+`read_matrix(path)` reads any Matrix Market file SciPy reads (coordinate or array, every symmetry) as a CSR
+matrix with its values, compressed or from standard input; complex values are refused.
 """
 
 from __future__ import annotations
 
+import io
 import os
+from pathlib import Path
 
 import numpy as np
 
@@ -28,7 +34,7 @@ from apportion.graph.csr import Graph
 from apportion.graph.io import _parse_kernels as K
 from apportion.graph.io._common import DroppedValuesWarning, graph_from_pairs, stem, warn_file
 from apportion.graph.io._limits import check_vertex_count
-from apportion.graph.io._source import Source, quoted, sourced
+from apportion.graph.io._source import Source, is_stdin, quoted, sourced
 from apportion.graph.io._text import iter_head_lines, read_head, tokenize
 
 _FIELDS = ("pattern", "integer", "real", "double")
@@ -190,3 +196,23 @@ def write_mtx(graph: Graph, path: str | os.PathLike) -> None:
         handle.write(f"% written by apportion: undirected graph {graph.name or ''}\n".encode())
         handle.write(f"{graph.n} {graph.n} {graph.m}\n".encode())
         handle.write(memoryview(text))
+
+
+def read_matrix(path: str | os.PathLike):
+    """The Matrix Market file `path` as a SciPy CSR matrix with its values (SciPy's reader; gzip, bzip2 and xz
+    data recognised by content; `-` reads standard input). InputError for a file that does not exist or cannot
+    be read as Matrix Market, and for complex values."""
+    import scipy.io
+    import scipy.sparse as sp
+
+    path = str(path)
+    if not is_stdin(path) and not Path(path).exists():
+        raise InputError("no such file", path=path)
+    try:
+        with sourced(path) as source:
+            matrix = scipy.io.mmread(io.BytesIO(source.read_all()))
+    except (ValueError, OSError, IndexError, EOFError) as error:
+        raise InputError(f"not a readable Matrix Market file ({error})", path=path) from None
+    if np.iscomplexobj(matrix.data if sp.issparse(matrix) else matrix):
+        raise InputError("complex values are not supported (real or integer matrices only)", path=path)
+    return (matrix if sp.issparse(matrix) else sp.csr_matrix(np.asarray(matrix))).tocsr()
