@@ -58,5 +58,14 @@ def save_figure(fig, path: str | os.PathLike, dpi: int = 120, option: str | None
     fmt = check_picture_path(path, option)
     target = Path(path)
     with atomic_path(target, suffix="." + fmt) as tmp:
-        fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight")
+        if fmt == "svgz":  # gzip's header names the file it was written to: the target's name, not the temporary
+            import gzip
+            import io
+
+            svg = io.BytesIO()
+            fig.savefig(svg, format="svg", dpi=dpi, bbox_inches="tight")
+            with open(tmp, "wb") as raw, gzip.GzipFile(filename=target.name, mode="wb", fileobj=raw) as packed:
+                packed.write(svg.getvalue())
+        else:
+            fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight")
     return target

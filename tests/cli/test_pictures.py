@@ -38,6 +38,18 @@ def test_grid_plot_writes_the_format_its_extension_names(tmp_path, capsys, suffi
     assert [p.name for p in tmp_path.iterdir()] == [picture.name]  # no temporary file left beside it
 
 
+def test_svgz_names_its_own_file_in_the_gzip_header(tmp_path, capsys):
+    import gzip
+
+    picture = tmp_path / "grid.svgz"
+    assert main(["grid", "40", "40", "--speeds", "1,2", "--plot", str(picture)]) == 0, capsys.readouterr().err
+    data = picture.read_bytes()
+    assert data[:2] == b"\x1f\x8b" and data[3] & 0x08  # gzip, with a stored file name
+    stored = data[10:data.index(b"\0", 10)].decode()
+    assert stored == "grid.svgz"  # matplotlib's own writer stored the temporary file's name
+    assert b"<svg" in gzip.decompress(data)[:2000]
+
+
 def test_extension_case_does_not_matter(tmp_path, capsys):
     picture = tmp_path / "grid.PDF"
     assert main(["grid", "40", "40", "--speeds", "1,2", "--plot", str(picture)]) == 0
