@@ -36,10 +36,14 @@ def test_demo_runs_every_section_and_writes_pictures(tmp_path, capsys, monkeypat
 
 
 def test_demo_only_runs_matching_sections(tmp_path, capsys):
+    (tmp_path / "older_run.png").write_bytes(b"a picture of an earlier run")
     assert main(["demo", "-o", str(tmp_path), "--only", "grid"]) == 0
     printed = capsys.readouterr().out
     assert "NPHP" in printed and "HASS" not in printed
-    assert [p.name for p in tmp_path.glob("*.png")] == ["grid_nphp_vs_php.png"]
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["grid_nphp_vs_php.png", "older_run.png"]
+    closing = printed[printed.index("demo finished"):].replace("\n", "")  # rich may wrap a long path
+    # the closing line lists what this run drew, not what an earlier run left in the folder
+    assert "grid_nphp_vs_php.png" in closing and "older_run" not in closing
 
 
 def test_warm_up_groups_keep_kernel_sharing_sections_together_and_cover_all():

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
@@ -30,10 +30,13 @@ class DemoContext:
     console: Console
     output: Path
     seed: int = 0
+    drawn: list = field(default_factory=list)  # the pictures' names this run asked for, in order
 
     def picture(self, name: str) -> Path:
-        """Path for a picture in the output folder (the folder exists)."""
+        """Path for a picture in the output folder (the folder exists); the run's closing line lists it."""
         self.output.mkdir(parents=True, exist_ok=True)
+        if name not in self.drawn:
+            self.drawn.append(name)
         return self.output / name
 
 
@@ -178,7 +181,7 @@ def run_demo(output: str, only: str | None = None) -> int:
         module.run(ctx)
         console.print(f"[dim]({time.perf_counter() - t0:.1f} s)[/]")
     console.print(Rule())
-    pictures = sorted(p.name for p in ctx.output.glob("*.png")) if ctx.output.is_dir() else []
+    pictures = [name for name in ctx.drawn if (ctx.output / name).is_file()]  # this run's, not older ones there
     console.print(f"demo finished in {time.perf_counter() - start:.1f} s; pictures in {ctx.output}/: "
                   + (", ".join(pictures) if pictures else "none"))
     return 0
