@@ -124,6 +124,11 @@ from apportion.errors import UnavailableError  # noqa: E402
     (FileNotFoundError(2, "No such file", "x.graph"), "apportion: error: x.graph: no such file\n", 2),
     (IsADirectoryError(21, "Is a directory", "d"), "apportion: error: d: is a directory\n", 2),
     (PermissionError(13, "Permission denied", "p"), "apportion: error: p: permission denied\n", 2),
+    (OSError(36, "File name too long", "a" * 300 + ".mtx"), f"apportion: error: {'a' * 300}.mtx: File name too long\n",
+     2),
+    (OSError(28, "No space left on device"), "apportion: error: [Errno 28] No space left on device\n", 2),
+    (MemoryError("Allocation failed"), "apportion: error: out of memory: the input needs more memory than this "
+                                       "machine (or this process's limit) has\n", 2),
     (KeyboardInterrupt(), "apportion: interrupted\n", 130),
     (BrokenPipeError(32, "Broken pipe"), "", 0),
     (ZeroDivisionError("oops"), "apportion: internal error: ZeroDivisionError: oops "

@@ -127,7 +127,8 @@ def test_printable_and_binary_offset():
 def test_graph_bytes_is_a_lower_bound_of_real_graphs():
     for graph in (apportion.generate("delaunay", 500, seed=1), apportion.generate("grid2d", rows=7, cols=9),
                   apportion.generate("er", 300, seed=2)):
-        actual = graph.indptr.nbytes + graph.indices.nbytes
+        # the CSR and one 8-byte value per vertex (its degrees, as `info` makes them)
+        actual = graph.indptr.nbytes + graph.indices.nbytes + np.diff(graph.indptr).nbytes
         assert _limits.graph_bytes(graph.n, 2 * graph.m) <= actual
 
 
@@ -143,15 +144,50 @@ def test_huge_matrix_market_sizes_are_input_errors(text, tmp_path):
 
 
 def test_limits_follow_this_machines_memory(tmp_path, monkeypatch):
-    monkeypatch.setattr(_limits, "physical_memory", lambda: 1_000_000)  # a 1 MB machine
+    monkeypatch.setattr(_limits, "available_memory", lambda: (1_000_000, "free on this machine"))  # 1 MB left
     path = tmp_path / "m.mtx"
     path.write_text("%%MatrixMarket matrix coordinate pattern general\n200000 200000 1\n2 1\n")
-    with pytest.raises(InputError, match=r"1\.6 MB of memory \(this machine has 1\.0 MB\)"):
+    with pytest.raises(InputError, match=r"3\.2 MB of memory \(1\.0 MB free on this machine\)"):
         read_graph(path)
     with pytest.raises(InputError, match="memory"):
         apportion.generate("er", 200_000)
-    monkeypatch.setattr(_limits, "physical_memory", lambda: None)  # unknown: nothing refused for memory
+    monkeypatch.setattr(_limits, "available_memory", lambda: None)  # unknown: nothing refused for memory
     assert read_graph(path).n == 200_000
+
+
+def test_the_tightest_memory_limit_decides(monkeypatch):
+    """Free memory, a container's limit and ulimit -v: the least of them, named in the message."""
+    monkeypatch.setattr(_limits, "_meminfo_available", lambda: 8_000_000)
+    monkeypatch.setattr(_limits, "_cgroup_room", lambda: 5_000_000)
+    monkeypatch.setattr(_limits, "_address_space_room", lambda: None)
+    assert _limits.available_memory() == (5_000_000, "left under this process's memory limit")
+    monkeypatch.setattr(_limits, "_address_space_room", lambda: 2_000_000)
+    with pytest.raises(InputError, match=r"2\.0 MB left under this process's address-space limit \(ulimit -v\)"):
+        _limits.check_memory(3_000_000, "a graph of 10 vertices")
+    monkeypatch.setattr(_limits, "_meminfo_available", lambda: None)
+    monkeypatch.setattr(_limits, "physical_memory", lambda: 1_000)
+    monkeypatch.setattr(_limits, "_cgroup_room", lambda: None)
+    monkeypatch.setattr(_limits, "_address_space_room", lambda: None)
+    assert _limits.available_memory() == (1_000, "this machine has")
+
+
+def test_a_sparse_huge_id_under_ulimit_is_one_line_not_a_memory_error(tmp_path):
+    """An id of 10^9 needs at least 8 GB for the row offsets alone: under `ulimit -v` 3 GB it is refused up
+    front (it was a MemoryError, 'internal error', exit 1)."""
+    import resource
+    import subprocess
+    import sys
+
+    path = tmp_path / "ids.txt"
+    path.write_text("0 1\n1 1000000000\n")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    run = subprocess.run([sys.executable, "-m", "apportion.cli.main", "info", str(path)], capture_output=True,
+                         text=True, preexec_fn=limit, timeout=300)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.count("\n") == 1 and "ulimit -v" in run.stderr and "relabel" in run.stderr, run.stderr
 
 
 @pytest.mark.parametrize("kind, n, options", [
@@ -161,7 +197,7 @@ def test_limits_follow_this_machines_memory(tmp_path, monkeypatch):
 ])
 def test_generators_refuse_sizes_that_cannot_be_held(kind, n, options, monkeypatch):
     if kind == "er" and n == 4 * 10 ** 9:  # past the int64 pair keys even on a machine with memory to spare
-        monkeypatch.setattr(_limits, "physical_memory", lambda: 1 << 62)
+        monkeypatch.setattr(_limits, "available_memory", lambda: (1 << 62, "free on this machine"))
     with pytest.raises(InputError):
         apportion.generate(kind, n, **options)
 

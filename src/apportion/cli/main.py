@@ -2,8 +2,8 @@
 
 Every command group lives in its own module with a `register(subparsers)` function that adds its commands;
 each command's handler takes the parsed arguments and returns an exit status. This module owns the exit-code
-contract: 0 success, 2 bad input (`InputError`, argparse errors, a missing file) with one line on stderr and no
-traceback, 1 internal error, 130 interrupted (Ctrl-C, at any moment: one line `apportion: interrupted`).
+contract: 0 success, 2 bad input (`InputError`, argparse errors, a missing file; also the system's refusals
+a user can act on: other `OSError`s, `MemoryError`) with one line on stderr and no traceback, 1 internal error, 130 interrupted (Ctrl-C, at any moment: one line `apportion: interrupted`).
 Set APPORTION_DEBUG=1 to see tracebacks.
 
 Ctrl-C is handled from this module's first lines on, before the heavy imports, and the same way at every
@@ -147,6 +147,10 @@ ERRORS: tuple[tuple[type[BaseException], Callable[[Any], str | None], int], ...]
     (FileNotFoundError, lambda e: f"error: {_os_path(e)}: no such file", 2),
     (IsADirectoryError, lambda e: f"error: {_os_path(e)}: is a directory", 2),
     (PermissionError, lambda e: f"error: {_os_path(e)}: permission denied", 2),
+    # a file name too long, a full disk, a read-only file system: the user's path, the system's reason
+    (OSError, lambda e: f"error: {_os_path(e)}: {e.strerror or e}" if e.filename else f"error: {e}", 2),
+    (MemoryError, lambda e: "error: out of memory: the input needs more memory than this machine (or this "
+                            "process's limit) has", 2),
     (Exception, lambda e: f"internal error: {type(e).__name__}: {e} (set APPORTION_DEBUG=1 for a traceback)", 1),
 )
 
