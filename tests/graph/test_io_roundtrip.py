@@ -144,3 +144,17 @@ def test_write_takes_what_the_library_takes_and_names_anything_else(tmp_path):
     with pytest.raises(InputError, match="got NoneType"):
         write_graph(None, tmp_path / "none.graph")
     assert not (tmp_path / "none.graph").exists()
+
+
+@pytest.mark.parametrize("name", ["line1\r\n3 3 3\nx", "bad\udcffname", "tab\there", "x" * 5000])
+def test_a_graph_name_the_mtx_comment_cannot_hold_still_reads_back(name, tmp_path):
+    """The name goes into a `%` comment line: a line break in it made the file unreadable, a file name's
+    undecodable byte made the write fail."""
+    graph = Graph.from_edges([0, 1], [1, 2], n=3)
+    graph = Graph._trusted(graph.indptr, graph.indices, None, None, name)
+    path = tmp_path / "named.mtx"
+    write_graph(graph, path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[1].startswith("% written by apportion") and len(lines[1]) < 300
+    again = read_graph(path)
+    assert (again.n, again.m) == (3, 2) and np.array_equal(again.indices, graph.indices)

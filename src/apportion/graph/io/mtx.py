@@ -193,9 +193,16 @@ def write_mtx(graph: Graph, path: str | os.PathLike) -> None:
     field = "integer" if w is not None else "pattern"
     with atomic_output(path, "wb") as handle:
         handle.write(f"%%MatrixMarket matrix coordinate {field} symmetric\n".encode())
-        handle.write(f"% written by apportion: undirected graph {graph.name or ''}\n".encode())
+        handle.write(f"% written by apportion: undirected graph {_comment_text(graph.name or '')}\n".encode())
         handle.write(f"{graph.n} {graph.n} {graph.m}\n".encode())
         handle.write(memoryview(text))
+
+
+def _comment_text(text: str, limit: int = 200) -> str:
+    """`text` fit for one comment line: line breaks and other control characters as spaces, text that cannot
+    be encoded as UTF-8 (a file name's undecodable bytes) as replacement marks, at most `limit` characters."""
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    return "".join(c if c.isprintable() else " " for c in text)[:limit]
 
 
 def read_matrix(path: str | os.PathLike):
