@@ -87,6 +87,34 @@ def test_standard_input_with_comments_before_the_header(compress, monkeypatch):
     assert (graph.n, graph.m, graph.name) == (3, 2, "stdin")
 
 
+@pytest.mark.parametrize("compress", COMPRESSORS)
+@pytest.mark.parametrize("fmt", ["graph", "mtx", "txt"])
+@pytest.mark.parametrize("chunk", [5, 1 << 25])
+def test_a_utf8_byte_order_mark_is_stepped_over(fmt, compress, chunk, tmp_path, monkeypatch):
+    """Editors on Windows start text files with EF BB BF; it was refused as 'bytes that are not UTF-8 text'."""
+    graph = apportion.Graph.from_edges([0, 1, 0], [1, 2, 3], np.array([2, 5, 7]), n=5)
+    plain = tmp_path / f"g.{fmt}"
+    write_graph(graph, plain)
+    data = b"\xef\xbb\xbf" + plain.read_bytes()
+    data = data if compress is None else compress(data)
+    marked = tmp_path / f"marked.{fmt}"
+    marked.write_bytes(data)
+    monkeypatch.setattr(_text, "CHUNK_BYTES", chunk)  # tiny chunks: the offsets after the mark are right
+    assert _same(read_graph(marked), read_graph(plain))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert _same(read_graph("-", format=fmt), read_graph(plain))
+
+
+def test_a_partition_file_with_a_byte_order_mark(tmp_path):
+    path = tmp_path / "p.part"
+    path.write_bytes(b"\xef\xbb\xbf0\n1\n1\n")
+    assert read_partition(path, n=3).tolist() == [0, 1, 1]
+    lone = tmp_path / "only_mark.graph"
+    lone.write_bytes(b"\xef\xbb\xbf")
+    with pytest.raises(InputError, match="empty file"):
+        read_graph(lone)
+
+
 def test_a_stream_is_read_once_and_its_head_first():
     source = Source.__new__(Source)  # a stream Source over an in-memory pipe
     source.path = source.name = "<test>"

@@ -4,7 +4,8 @@
 is called; `-` is standard input; FIFOs, `/dev/stdin` and `/dev/fd/N` are read once, front to back. A plain
 regular file keeps the fast path the readers always had: it is opened and seeked directly, with no copy
 (`Source.plain_path`). Every other source is one forward stream whose first `HEAD_BYTES` are kept for
-header parsing and handed back in front of the rest when the body is read (`Source.open`).
+header parsing and handed back in front of the rest when the body is read (`Source.open`). A UTF-8 byte-order
+mark at the start of the data is stepped over by every access (`Source.skip`), so offsets count from after it.
 
 `text_head()` refuses what is not text (NUL or other control bytes, a zip archive, zstd data) with one line
 that never echoes the bytes themselves; `printable()` guards every piece of file text a message quotes.
@@ -34,6 +35,7 @@ _MAGIC = {"gzip": b"\x1f\x8b", "bzip2": b"BZh", "xz": b"\xfd7zXZ\x00"}
 COMPRESSION_SUFFIXES = {".gz": "gzip", ".gzip": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _ZIP_MAGIC = b"PK\x03\x04"
+_BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark, which editors on Windows put at the start of text files
 _DECOMPRESS_ERRORS = (EOFError, OSError, lzma.LZMAError, zlib.error)
 
 # bytes a text graph file may hold: printable ASCII, tab, newline, vertical tab, form feed, carriage return and
@@ -161,6 +163,7 @@ class Source:
         self._stream = None       # the decompressed forward stream of a non-plain source
         self._head: bytes | None = None
         self._opened = False
+        self.skip = 0  # 3 when the data starts with a UTF-8 byte-order mark, which every access steps over
         if is_stdin(path):
             raw = sys.stdin.buffer
             regular = False
@@ -188,6 +191,7 @@ class Source:
             if regular and self.compression is None:
                 raw.close()
                 self.plain_path = self.path
+                self.skip = len(_BOM) if magic.startswith(_BOM) else 0
                 return
             self._raw = raw
             stream = _Prefixed(stream_prefix, raw, self.name, None) if stream_prefix else raw
@@ -202,6 +206,7 @@ class Source:
         """The first `limit` bytes (at most HEAD_BYTES) of the decompressed data."""
         if self.plain_path is not None:
             with open(self.plain_path, "rb") as handle:
+                handle.seek(self.skip)
                 return handle.read(limit)
         if self._head is None:
             if self._opened:
@@ -210,6 +215,9 @@ class Source:
                 self._head = read_full(self._stream, HEAD_BYTES)
             except _DECOMPRESS_ERRORS as error:
                 raise _damaged(self.name, self.compression, error) from None
+            if self._head.startswith(_BOM):
+                self.skip = len(_BOM)
+                self._head = self._head[self.skip:]
         return self._head[:limit]
 
     def text_head(self, limit: int = HEAD_BYTES) -> bytes:
@@ -227,7 +235,7 @@ class Source:
 
     def is_empty(self) -> bool:
         if self.plain_path is not None:
-            return os.path.getsize(self.plain_path) == 0
+            return os.path.getsize(self.plain_path) <= self.skip
         return not self.head(1)
 
     @contextlib.contextmanager
@@ -236,7 +244,7 @@ class Source:
         within the head)."""
         if self.plain_path is not None:
             with open(self.plain_path, "rb") as handle:
-                handle.seek(start)
+                handle.seek(self.skip + start)
                 yield handle
             return
         head = self.head()
@@ -257,7 +265,7 @@ class Source:
         """(total, by_position): the size a progress bar counts to (None: unknown) and whether progress is the
         raw file's position (compressed files) rather than the bytes handed out (plain files)."""
         if self.plain_path is not None:
-            return max(os.path.getsize(self.plain_path) - start, 0), False
+            return max(os.path.getsize(self.plain_path) - self.skip - start, 0), False
         if self._raw is not None and self._raw is not sys.stdin.buffer:
             with contextlib.suppress(OSError):
                 mode = os.fstat(self._raw.fileno()).st_mode
