@@ -274,3 +274,27 @@ def test_large_file_goes_through_several_chunks(tmp_path, monkeypatch):
         for a, b in ((whole, chunked), (whole, graph)):
             assert np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)
             assert np.array_equal(a.edge_weights, b.edge_weights)
+
+
+def _archive(path, **changes):
+    arrays = {"format": np.array("apportion-graph"), "version": np.array(1), "indptr": np.array([0, 1, 2]),
+              "indices": np.array([1, 0]), "name": np.array("x")}
+    arrays.update(changes)
+    np.savez(path, **{key: value for key, value in arrays.items() if value is not None})
+    return path
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"version": np.array(2)}, "archive version 2 is not one this apportion reads"),
+    ({"version": np.array("1")}, "archive version '1' is not one this apportion reads"),
+    ({"version": np.array([1, 1])}, "archive version [1, 1] is not one"),
+    ({"vertex_weights": np.zeros((2, 0), dtype=np.int64)}, "'vertex_weights' has no columns"),
+    ({"indices": None}, "array 'indices' is missing"),
+])
+def test_npz_archives_that_are_not_version_1_graphs_are_one_line(changes, message, tmp_path):
+    path = _archive(tmp_path / "g.npz", **changes)
+    with pytest.raises(InputError) as refused:
+        read_graph(path)
+    text = str(refused.value)
+    assert message in text and "damaged" not in text and text.count("g.npz") == 1, text  # not wrapped twice
+    assert read_graph(_archive(tmp_path / "plain.npz", version=None)).n == 2  # no version: a hand-made archive

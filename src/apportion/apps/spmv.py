@@ -18,9 +18,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from apportion import datasets
 from apportion.apps._spmv_kernels import partitioned_spmv_kernel
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
+from apportion.graph.io import format_of, read_graph
+from apportion.graph.io.mtx import read_matrix
 from apportion.partitioning.edge.api import partition_edges
 from apportion.platform.cuda import CudaKernel
 from apportion.platform.device import KernelSet
@@ -138,10 +141,6 @@ def as_csr(matrix) -> sp.csr_array:
 
 
 def _read_matrix_argument(path: str):
-    from apportion import datasets
-    from apportion.graph.io import format_of, read_graph
-    from apportion.graph.io.mtx import read_matrix
-
     try:
         matrix_market = not datasets.is_argument(path) and format_of(path, None) == "mtx"
     except InputError:

@@ -1,8 +1,8 @@
 """apportion's binary graph format: an uncompressed NumPy `.npz` archive of the CSR arrays.
 
-Arrays: `format` ("apportion-graph"), `version` (1), `indptr` (int64, n + 1), `indices` (int32/int64, 2m,
-sorted neighbour lists), optional `edge_weights` (int64, 2m, positive), optional `vertex_weights` (int64, (n,)
-or (n, ncon), non-negative), `name` (str). Loading validates every invariant of `Graph` (offsets, id range,
+Arrays: `format` ("apportion-graph"), `version` (1; another value is refused, an absent one read as 1),
+`indptr` (int64, n + 1), `indices` (int32/int64, 2m, sorted neighbour lists), optional `edge_weights` (int64,
+2m, positive), optional `vertex_weights` (int64, (n,) or (n, ncon) with ncon ≥ 1, non-negative), `name` (str). Loading validates every invariant of `Graph` (offsets, id range,
 no self-loops, sorted duplicate-free rows, symmetry with equal weights) so a damaged or hand-made file is an
 InputError, never a broken Graph. Nothing is pickled (`allow_pickle=False`).
 """
@@ -87,6 +87,10 @@ def _read_npz(source: Source, name: str | None) -> Graph:
             if fmt != FORMAT:
                 raise InputError(f"not an apportion graph archive (array 'format' is {fmt!r}, expected {FORMAT!r})",
                                  path=path)
+            version = archive["version"] if "version" in keys else np.array(VERSION)  # absent: hand-made, read as 1
+            if version.shape != () or not np.issubdtype(version.dtype, np.integer) or int(version) != VERSION:
+                raise InputError(f"archive version {version.tolist()!r} is not one this apportion reads (version "
+                                 f"{VERSION}; a newer apportion may have written it)", path=path)
             for key in ("indptr", "indices"):
                 if key not in keys:
                     raise InputError(f"array {key!r} is missing", path=path)
@@ -95,6 +99,8 @@ def _read_npz(source: Source, name: str | None) -> Graph:
             ew = _integer_array(archive, "edge_weights", path, (1,)) if "edge_weights" in keys else None
             vw = _integer_array(archive, "vertex_weights", path, (1, 2)) if "vertex_weights" in keys else None
             label = str(archive["name"]) if "name" in keys else stem(source.path)
+        except InputError:
+            raise  # already one line about this archive (InputError is a ValueError too)
         except (zipfile.BadZipFile, ValueError, OSError, EOFError) as error:
             raise InputError(f"damaged .npz archive ({type(error).__name__}: {error})", path=path) from None
     if indptr.shape[0] < 1:
@@ -120,6 +126,9 @@ def _read_npz(source: Source, name: str | None) -> Graph:
             raise InputError(f"'vertex_weights' has {vw.shape[0]} rows but the graph has {n} vertices", path=path)
         if vw.size and vw.min() < 0:
             raise InputError(f"vertex weights must be non-negative, found {int(vw.min())}", path=path)
+        if vw.ndim == 2 and vw.shape[1] == 0:
+            raise InputError("'vertex_weights' has no columns (one per constraint, at least one; leave the array "
+                             "out for unit weights)", path=path)
         if vw.ndim == 2 and vw.shape[1] == 1:
             vw = np.ascontiguousarray(vw[:, 0])
     sources = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
