@@ -44,16 +44,19 @@ def integer(value: Any, name: str, *, low: int | None = None, high: int | None =
     return number
 
 
-def check_k(k: Any, limit: int, *, what: str = "vertices", name: str = "k") -> int:
+def check_k(k: Any, limit: int, *, what: str = "vertices", name: str = "k", count: int | None = None) -> int:
     """The number of blocks/parts as an int, 1 ≤ k ≤ limit, where `limit` is the number of `what` (vertices,
-    edges, processors, grid points) that are divided."""
+    edges, processors, grid points) that are divided; `count`, when given, is that number as the message shows
+    it where `limit` was raised to 1 for an empty input (which still takes k = 1)."""
     if not _is_integer(k):
         raise InputError(f"{name} must be an integer, got {k!r}")
     k = int(k)
     if k < 1:
         raise InputError(f"{name} must be at least 1, got {k}")
     if k > limit:
-        raise InputError(f"{name} = {k} is larger than the number of {what} ({limit})")
+        shown = limit if count is None else count
+        extra = f"; with no {what}, {name} can only be 1" if shown == 0 else ""
+        raise InputError(f"{name} = {k} is larger than the number of {what} ({shown}){extra}")
     return k
 
 

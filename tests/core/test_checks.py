@@ -19,6 +19,8 @@ from apportion.graph.csr import Graph
 @pytest.mark.parametrize("call,fragment", [
     (lambda: check_k(0, 10), "k must be at least 1, got 0"),
     (lambda: check_k(11, 10, what="edges"), "k = 11 is larger than the number of edges (10)"),
+    (lambda: check_k(2, 1, what="edges", count=0), "k = 2 is larger than the number of edges (0); with no edges, k "
+                                                   "can only be 1"),
     (lambda: check_k(2.0, 10), "k must be an integer"),
     (lambda: check_k(True, 10), "k must be an integer"),
     (lambda: check_k(3, 2, name="--k"), "--k = 3 is larger than the number of vertices (2)"),

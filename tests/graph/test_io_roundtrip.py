@@ -158,3 +158,19 @@ def test_a_graph_name_the_mtx_comment_cannot_hold_still_reads_back(name, tmp_pat
     assert lines[1].startswith("% written by apportion") and len(lines[1]) < 300
     again = read_graph(path)
     assert (again.n, again.m) == (3, 2) and np.array_equal(again.indices, graph.indices)
+
+
+@pytest.mark.parametrize("path", [None, b"g.graph", 3, ["g.graph"]])
+def test_a_path_that_is_not_a_path_is_one_line_naming_its_type(path, tmp_path, monkeypatch):
+    from apportion.errors import InputError
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "None").write_text("2 1\n2\n1\n")  # str(None) opened this file before
+    with pytest.raises(InputError, match=f"read_graph: the path must be a str or a pathlib.Path, got "
+                                         f"{type(path).__name__}"):
+        read_graph(path, format="metis")
+    with pytest.raises(InputError, match="write_graph: the path must be"):
+        write_graph(Graph.from_edges([0], [1], n=2), path, format="metis")
+    with open(tmp_path / "None", "rb") as handle:  # an open file is not a path either
+        with pytest.raises(InputError, match="got BufferedReader"):
+            read_graph(handle)

@@ -100,7 +100,7 @@ def _edge_partition(args) -> int:
             graph = load_graph_args(args)
     else:
         graph = load_graph_args(args)
-    check_k(args.k, max(graph.m, 1), what="edges", name="-k")
+    check_k(args.k, max(graph.m, 1), what="edges", name="-k", count=graph.m)
     with progress(f"{args.method}: {graph.m:,} edges into {args.k} parts"):
         result = partition_edges(graph, args.k, method=args.method, imbalance=imbalance, seed=seed, **options)
     if args.output:

@@ -73,7 +73,7 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, strict: bo
             whose arrays cannot fit in this machine's memory.
         FileNotFoundError: the file does not exist.
     """
-    path = str(path)
+    path = _path_argument(path, "read_graph")
     from apportion.datasets import from_argument  # the catalogue only: its reader loads when it is used
 
     shipped = from_argument(path)  # `dataset:NAME`, as on the command line
@@ -111,6 +111,18 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, strict: bo
         raise error.at(path) from None
 
 
+def _path_argument(path, function: str) -> str:
+    """`path` as a string when it is one (a str or an os.PathLike of one); InputError naming its type otherwise
+    (None, bytes, an open file: `str(None)` would have opened a file called 'None')."""
+    if isinstance(path, str):
+        return path
+    if isinstance(path, os.PathLike):
+        name = os.fspath(path)
+        if isinstance(name, str):
+            return name
+    raise InputError(f"{function}: the path must be a str or a pathlib.Path, got {type(path).__name__}")
+
+
 def write_graph(graph: Graph, path: str | os.PathLike, *, format: str | None = None) -> None:
     """Write `graph` to `path` in the format of its extension (or `format`), atomically.
 
@@ -120,6 +132,7 @@ def write_graph(graph: Graph, path: str | os.PathLike, *, format: str | None = N
     Graph, a NetworkX graph, a SciPy sparse matrix); anything else is an InputError naming its type.
     """
     graph = as_graph(graph)
+    path = _path_argument(path, "write_graph")
     fmt = format_of(path, format)
     if fmt == "metis":
         from apportion.graph.io.metis import write_metis as writer

@@ -29,7 +29,7 @@ from apportion.partitioning.vertex.options import PRESETS, PartitionOptions
 
 def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
     EDGE_METHODS.canonical(method)  # an unknown name: InputError listing the methods
-    check_k(k, max(graph.m, 1), what="edges")
+    check_k(k, max(graph.m, 1), what="edges", count=graph.m)
     check_imbalance(imbalance)
     check_seed(seed)
     allowed = METHOD_OPTIONS[method]
