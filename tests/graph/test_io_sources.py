@@ -10,6 +10,7 @@ import bz2
 import gzip
 import io
 import lzma
+import re
 import sys
 
 import numpy as np
@@ -235,3 +236,23 @@ def test_partition_file_block_ids_are_bounded(tmp_path):
     path.write_text("0\n1\n1000000000000\n")
     with pytest.raises(InputError, match=r"p\.part:3: block id 1,000,000,000,000 is too large"):
         read_partition(path, n=3)
+
+
+@pytest.mark.parametrize("fmt, header, message", [
+    ("mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n", "no size line 'rows cols entries' in the first"),
+    ("graph", "", "no METIS header 'n m [fmt [ncon]]' in the first 64 KiB"),
+])
+@pytest.mark.parametrize("cut", [0, 2, 5])
+def test_a_header_beyond_the_first_64_kib_of_comments_is_one_line_not_misread(fmt, header, message, cut, tmp_path):
+    """The size line may start before the head's end and finish after it: its first digits alone must not be
+    read as the size (and the message must not call the file truncated)."""
+    from apportion.graph.io._source import HEAD_BYTES
+
+    size = "1000 1000 1\n" if fmt == "mtx" else "1000 0\n"
+    pad = HEAD_BYTES - len(header) - cut - 1  # the size line starts `cut` bytes before the head's end
+    text = header + "%" + "c" * (pad - 1) + "\n" + size
+    assert len((header + "%" + "c" * (pad - 1) + "\n").encode()) == HEAD_BYTES - cut
+    path = tmp_path / f"long.{fmt}"
+    path.write_text(text)
+    with pytest.raises(InputError, match=re.escape(message)):
+        read_graph(path)

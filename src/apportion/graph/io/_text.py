@@ -56,13 +56,15 @@ def read_head(source: Source, limit: int = HEAD_BYTES) -> bytes:
 
 
 def iter_head_lines(head: bytes):
-    """(1-based line number, byte offset of the next line, text of the line) for the complete lines of `head`."""
+    """(1-based line number, byte offset of the next line, text of the line) for the complete lines of `head`:
+    its last line without a line break counts only when `head` is the whole file (shorter than HEAD_BYTES), so a
+    header line cut by the head's end is never read as a shorter one."""
     offset = 0
     number = 1
     while True:
         end = head.find(b"\n", offset)
         if end < 0:
-            if offset < len(head):
+            if offset < len(head) and len(head) < HEAD_BYTES:
                 yield number, len(head), head[offset:]
             return
         yield number, end + 1, head[offset:end]

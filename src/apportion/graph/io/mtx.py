@@ -34,7 +34,7 @@ from apportion.graph.csr import Graph
 from apportion.graph.io import _parse_kernels as K
 from apportion.graph.io._common import DroppedValuesWarning, graph_from_pairs, stem, warn_file
 from apportion.graph.io._limits import check_vertex_count
-from apportion.graph.io._source import Source, is_stdin, quoted, sourced
+from apportion.graph.io._source import HEAD_BYTES, Source, is_stdin, quoted, sourced
 from apportion.graph.io._text import iter_head_lines, read_head, tokenize
 
 _FIELDS = ("pattern", "integer", "real", "double")
@@ -73,6 +73,9 @@ def _parse_header(source: Source):
                              "expected 'rows cols entries'", path=path, line=number)
         rows, cols, nnz = (int(p) for p in parts)
         return rows, cols, nnz, field, symmetry, number, offset
+    if len(head) >= HEAD_BYTES:
+        raise InputError("no size line 'rows cols entries' in the first 64 KiB (only the banner and comments)",
+                         path=path)
     raise InputError("truncated file: no size line 'rows cols entries' after the banner", path=path)
 
 
