@@ -55,6 +55,7 @@ def test_generate_kind_options_and_errors(tmp_path, capsys):
     assert not (tmp_path / "b.graph").exists()
     code, _, err = _run(capsys, "generate", "er", "--n", 50, "-o", tmp_path / "e.unknown")
     assert code == 2 and "extension" in err
+    assert "--output-format" in err and "--format" not in err.replace("--output-format", "")  # the output's option
 
 
 @pytest.mark.parametrize("kind", ["delaunay", "rgg", "grid2d", "grid3d", "rmat", "er", "ba", "road"])

@@ -298,3 +298,19 @@ def test_npz_archives_that_are_not_version_1_graphs_are_one_line(changes, messag
     text = str(refused.value)
     assert message in text and "damaged" not in text and text.count("g.npz") == 1, text  # not wrapped twice
     assert read_graph(_archive(tmp_path / "plain.npz", version=None)).n == 2  # no version: a hand-made archive
+
+
+def test_matrix_market_messages_name_the_real_problem(tmp_path):
+    integer = tmp_path / "i.mtx"
+    integer.write_text("%%MatrixMarket matrix coordinate integer general\n2 2 1\n2 1 5.0\n")
+    with pytest.raises(InputError, match=r"i\.mtx:3: expected an integer, got '5\.0'"):
+        read_graph(integer)
+    oblong = tmp_path / "o.mtx"  # --bipartite would not help: a symmetric matrix is square
+    oblong.write_text("%%MatrixMarket matrix coordinate pattern symmetric\n2 3 1\n2 1\n")
+    with pytest.raises(InputError, match=r"a symmetric matrix must be square, got 2×3"):
+        read_graph(oblong)
+    general = tmp_path / "g.mtx"
+    general.write_text("%%MatrixMarket matrix coordinate pattern general\n2 3 1\n2 1\n")
+    with pytest.raises(InputError, match="not square: use bipartite=True"):
+        read_graph(general)
+    assert read_graph(general, bipartite=True).n == 5

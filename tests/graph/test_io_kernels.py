@@ -121,7 +121,7 @@ def test_tokenizer_pieces_on_threads_give_the_same_graph_and_error_lines(tmp_pat
     lines[200] = lines[200] + "x"  # a bad token deep in the file: its physical line is reported
     lines.insert(100, "% a comment between entries")
     paths[1].write_text("\n".join(lines) + "\n")
-    with pytest.raises(InputError, match=r"g\.mtx:202: expected a number"):
+    with pytest.raises(InputError, match=r"g\.mtx:202: expected an integer"):
         read_graph(paths[1])
 
 

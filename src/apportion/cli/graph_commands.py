@@ -106,7 +106,10 @@ def _output_format(args: argparse.Namespace) -> str:
 
     if args.output_format is None and args.output == "-":
         return "metis"
-    return format_of(args.output, args.output_format)
+    try:
+        return format_of(args.output, args.output_format)
+    except InputError as error:  # the reader's hint names --format, the input's option: name the output's
+        raise InputError(str(error).replace("--format / format=", "--output-format")) from None
 
 
 def _input_format(path: str, format: str | None) -> str:

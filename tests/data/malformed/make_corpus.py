@@ -101,7 +101,7 @@ EXPECTED: dict[str, tuple[bytes | str, int | None, str]] = {
     "mtx_negative_weight.mtx": ("%%MatrixMarket matrix coordinate integer symmetric\n3 3 1\n2 1 -4\n", 3,
                                 "positive"),
     "mtx_non_numeric.mtx": ("%%MatrixMarket matrix coordinate pattern general\n3 3 1\n2 one\n", 3,
-                            "expected a number"),
+                            "expected an integer"),
     "mtx_fractional_index.mtx": ("%%MatrixMarket matrix coordinate real general\n3 3 1\n2.5 1 1.0\n", 3,
                                  "integers"),
     "strict_mtx_diagonal.mtx": ("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n1 1\n2 1\n", 3,

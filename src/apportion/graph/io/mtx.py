@@ -91,17 +91,17 @@ def read_mtx(path: str | os.PathLike | Source, *, strict: bool = False, bipartit
 def _read_mtx(source: Source, strict: bool, bipartite: bool, name: str | None) -> Graph:
     path = source.name
     rows, cols, nnz, field, symmetry, size_line, offset = _parse_header(source)
+    if symmetry != "general" and rows != cols:
+        raise InputError(f"a {symmetry} matrix must be square, got {rows:,}×{cols:,}", path=path, line=size_line)
     if rows != cols and not bipartite:
         raise InputError(f"the matrix is {rows:,}×{cols:,}, not square: use bipartite=True (--bipartite) for "
                          "its row/column graph", path=path, line=size_line)
-    if symmetry != "general" and rows != cols:
-        raise InputError(f"a {symmetry} matrix must be square, got {rows:,}×{cols:,}", path=path, line=size_line)
     vertices = rows + cols if bipartite else rows
     check_vertex_count(vertices, path=path, line=size_line,
                        what="the size line declares" if not bipartite else "rows + columns make")
     want_float = field in ("real", "double")
     body = tokenize(source, start=offset, first_line=size_line + 1, comments=b"%", keep_blank=False,
-                    want_float=want_float, what="a number")
+                    want_float=want_float, what="a number" if want_float else "an integer")
     columns = 2 if field == "pattern" else 3
     counts = body.counts()
     wrong = np.flatnonzero(counts != columns)
