@@ -22,7 +22,7 @@ def run(ctx) -> None:
 
     mesh = datasets.load("4elt")
     inputs = [("cc", mesh, "4elt", "% of vertices on CPU"), ("spmm", mesh, "4elt", "% of work on CPU"),
-              ("hh", generate("rmat", 1 << 12, seed=ctx.seed).to_scipy(), "R-MAT 2^12", "row length")]
+              ("hh", generate("rmat", 1 << 11, seed=ctx.seed).to_scipy(), "R-MAT 2^11", "row length")]
     table = Table(title="default estimator on the simulated seed004 pair (Xeon E5-2650 ×2 + Tesla K40c) against "
                         "the exhaustive search", title_justify="left")
     for column in ("app", "input", "threshold", "estimate", "best", "time diff. %", "overhead %", "runs"):
