@@ -314,3 +314,15 @@ def test_matrix_market_messages_name_the_real_problem(tmp_path):
     with pytest.raises(InputError, match="not square: use bipartite=True"):
         read_graph(general)
     assert read_graph(general, bipartite=True).n == 5
+
+
+def test_a_partition_file_may_end_in_blank_lines_but_not_hold_one_inside(tmp_path):
+    from apportion.graph.io.partfile import read_partition
+
+    ended = tmp_path / "ended.part"
+    ended.write_text("0\n1\n1\n\n\n")  # an editor's trailing newlines
+    assert read_partition(ended, n=3).tolist() == [0, 1, 1]
+    holed = tmp_path / "holed.part"
+    holed.write_text("0\n\n1\n1\n")
+    with pytest.raises(InputError, match=r"holed\.part:2: expected one block id per line, got an empty line"):
+        read_partition(holed, n=3)

@@ -38,6 +38,8 @@ def read_partition(path: str | os.PathLike, n: int | None = None) -> np.ndarray:
         body = tokenize(source, comments=b"", keep_blank=True, what="an integer block id")
     path = source.name
     counts = body.counts()
+    filled = np.flatnonzero(counts)
+    counts = counts[:int(filled[-1]) + 1] if filled.size else counts[:0]  # blank lines at the end are no lines
     wrong = np.flatnonzero(counts != 1)
     if wrong.size:
         k = int(wrong[0])
