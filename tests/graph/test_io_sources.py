@@ -256,3 +256,22 @@ def test_a_header_beyond_the_first_64_kib_of_comments_is_one_line_not_misread(fm
     path.write_text(text)
     with pytest.raises(InputError, match=re.escape(message)):
         read_graph(path)
+
+
+@pytest.mark.parametrize("fmt, text", [("txt", b"0 1\r1 2\r"), ("graph", b"3 2\r2\r1 3\r2\r"),
+                                       ("mtx", b"%%MatrixMarket matrix coordinate pattern general\r3 3 1\r2 1\r")])
+def test_carriage_return_line_ends_are_named_as_such(fmt, text, tmp_path):
+    path = tmp_path / f"cr.{fmt}"
+    path.write_bytes(text)
+    with pytest.raises(InputError, match="carriage returns only"):
+        read_graph(path)
+    crlf = tmp_path / f"crlf.{fmt}"  # Windows line ends are read as they always were
+    crlf.write_bytes(text.replace(b"\r", b"\r\n"))
+    assert read_graph(crlf).m == 2 if fmt != "mtx" else read_graph(crlf).m == 1
+
+
+def test_an_empty_zip_is_not_a_graph_archive(tmp_path):
+    path = tmp_path / "e.npz"
+    np.savez(path)
+    with pytest.raises(InputError, match="an empty zip archive"):
+        read_graph(path)

@@ -226,6 +226,9 @@ class Source:
         if head.startswith(_ZIP_MAGIC):
             raise InputError("not a text file: a zip archive (an apportion .npz graph? name it .npz or pass "
                              "--format npz)", path=self.name)
+        if b"\r" in head and b"\n" not in head:
+            raise InputError("its lines end in carriage returns only (classic Mac OS text): convert them to "
+                             "newlines first, e.g. tr '\\r' '\\n' < FILE", path=self.name)
         offset = binary_offset(head)
         if offset >= 0:
             line = head.count(b"\n", 0, offset) + 1

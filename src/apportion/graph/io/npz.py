@@ -71,6 +71,8 @@ def _read_npz(source: Source, name: str | None) -> Graph:
     path = source.name
     if source.is_empty():
         raise InputError("empty file (not an .npz archive)", path=path)
+    if source.head(4) == b"PK\x05\x06":
+        raise InputError("not an apportion graph archive (an empty zip archive: no arrays)", path=path)
     if source.head(4) != b"PK\x03\x04":
         raise InputError("not a valid .npz archive (no zip signature at the start)", path=path)
     try:
