@@ -326,3 +326,20 @@ def test_a_partition_file_may_end_in_blank_lines_but_not_hold_one_inside(tmp_pat
     holed.write_text("0\n\n1\n1\n")
     with pytest.raises(InputError, match=r"holed\.part:2: expected one block id per line, got an empty line"):
         read_partition(holed, n=3)
+
+
+@pytest.mark.parametrize("value, integer", [("2.0000000000000000001", False), ("20000000000000000001e-19", False),
+                                            ("2.00000000000000000000", True), ("20000000000000000000e-19", True),
+                                            ("2.000000000000000000000000000000000000001", False)])
+def test_real_values_are_whole_numbers_only_when_every_digit_says_so(value, integer, tmp_path):
+    """Digits beyond an int64 mantissa were dropped unread: 2.0000000000000000001 became the weight 2."""
+    path = tmp_path / "w.mtx"
+    path.write_text(f"%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 {value}\n3 2 3\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        graph = read_graph(path)
+    if integer:
+        assert graph.edge_weights is not None and sorted(set(graph.edge_weights.tolist())) == [2, 3]
+        assert not caught
+    else:
+        assert graph.edge_weights is None and any("pattern" in str(w.message) for w in caught)

@@ -81,11 +81,13 @@ def tokenize_chunk(data, comment_a, comment_b, keep_blank, want_float, first_lin
             mantissa = np.int64(0)
             digits = 0
             dropped_digits = 0
+            lost = False  # a non-zero digit beyond the int64 mantissa was dropped: the value is not exact
             while j < size and data[j] >= 48 and data[j] <= 57:
                 if mantissa > 922337203685477579:
                     if not want_float:
                         return TOKEN_OVERFLOW, ntok, nline, line_no, line_no, start
                     dropped_digits += 1
+                    lost = lost or data[j] != 48
                 else:
                     mantissa = mantissa * 10 + (data[j] - 48)
                 digits += 1
@@ -97,6 +99,8 @@ def tokenize_chunk(data, comment_a, comment_b, keep_blank, want_float, first_lin
                     if mantissa <= 922337203685477579:
                         mantissa = mantissa * 10 + (data[j] - 48)
                         exponent -= 1
+                    else:
+                        lost = lost or data[j] != 48
                     digits += 1
                     j += 1
             if want_float and digits > 0 and j < size and (data[j] == 101 or data[j] == 69):  # e E
@@ -123,7 +127,7 @@ def tokenize_chunk(data, comment_a, comment_b, keep_blank, want_float, first_lin
                 value = float(mantissa) * (10.0 ** exponent)
                 float_out[ntok] = value
                 # exact integer test: strip trailing zeros of the mantissa against a negative exponent
-                exact = True
+                exact = not lost
                 m = mantissa
                 ex = exponent
                 while ex < 0 and m != 0 and m % 10 == 0:
