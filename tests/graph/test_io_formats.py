@@ -343,3 +343,14 @@ def test_real_values_are_whole_numbers_only_when_every_digit_says_so(value, inte
         assert not caught
     else:
         assert graph.edge_weights is None and any("pattern" in str(w.message) for w in caught)
+
+
+def test_the_largest_int64_is_a_number_and_one_more_is_too_large(tmp_path):
+    largest = tmp_path / "largest.txt"
+    largest.write_text("0 1\n1 9223372036854775807\n")  # 2^63 − 1: it was 'too large'
+    graph = read_graph(largest, relabel=True)
+    assert (graph.n, graph.m) == (3, 2)
+    beyond = tmp_path / "beyond.txt"
+    beyond.write_text("0 1\n1 9223372036854775808\n")
+    with pytest.raises(InputError, match=r"beyond\.txt:2: number '9223372036854775808' is too large"):
+        read_graph(beyond, relabel=True)

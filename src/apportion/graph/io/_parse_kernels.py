@@ -83,7 +83,8 @@ def tokenize_chunk(data, comment_a, comment_b, keep_blank, want_float, first_lin
             dropped_digits = 0
             lost = False  # a non-zero digit beyond the int64 mantissa was dropped: the value is not exact
             while j < size and data[j] >= 48 and data[j] <= 57:
-                if mantissa > 922337203685477579:
+                # the next digit fits while mantissa * 10 + digit <= 2^63 − 1 = 922337203685477580 * 10 + 7
+                if mantissa > 922337203685477580 or (mantissa == 922337203685477580 and data[j] > 55):
                     if not want_float:
                         return TOKEN_OVERFLOW, ntok, nline, line_no, line_no, start
                     dropped_digits += 1
