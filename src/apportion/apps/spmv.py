@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from apportion import datasets
 from apportion.apps._spmv_kernels import partitioned_spmv_kernel
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
-from apportion.graph.io import format_of, read_graph
+from apportion.graph.io import names_matrix_market, read_graph
 from apportion.graph.io.mtx import read_matrix
 from apportion.partitioning.edge.api import partition_edges
 from apportion.platform.cuda import CudaKernel
@@ -141,11 +140,7 @@ def as_csr(matrix) -> sp.csr_array:
 
 
 def _read_matrix_argument(path: str):
-    try:
-        matrix_market = not datasets.is_argument(path) and format_of(path, None) == "mtx"
-    except InputError:
-        matrix_market = False  # not a name that says: read_graph says why
-    return read_matrix(path) if matrix_market else read_graph(path).to_scipy()
+    return read_matrix(path) if names_matrix_market(path) else read_graph(path).to_scipy()
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from apportion.apps.split_spmm import check_square_matrix, race_spmm, split_spmm
 from apportion.checks import check_seed, integer
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
-from apportion.graph.io import format_of, read_graph
+from apportion.graph.io import names_matrix_market, read_graph
 from apportion.graph.io._source import is_stdin
 from apportion.graph.io.mtx import read_matrix
 from apportion.schedule.threshold_baselines import (exhaustive_search, naive_average, naive_static,
@@ -120,12 +120,7 @@ def prepare_input(app: str, source: Any, format: str | None = None) -> Graph | s
 def is_matrix_input(app: str, path: str, format: str | None = None) -> bool:
     """Whether `app` reads `path` as a matrix (spmm and hh, a Matrix Market file: `.mtx`, `.mm`, compressed
     or not, or `format="mtx"`) rather than as a graph."""
-    if app == "cc" or datasets.is_argument(path):
-        return False
-    try:
-        return format_of(path, format) == "mtx"
-    except InputError:
-        return False  # not a name that says: read_graph says why
+    return app != "cc" and names_matrix_market(path, format)
 
 
 def _read(app: str, path: str, format: str | None = None):

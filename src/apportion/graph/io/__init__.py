@@ -111,6 +111,21 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, strict: bo
         raise error.at(path) from None
 
 
+def names_matrix_market(path: str, format: str | None = None) -> bool:
+    """Whether the input argument `path` is a Matrix Market file by its name (`.mtx`, `.mm`, under a
+    compression suffix or not) or by `format="mtx"`: False for `dataset:NAME` and for a name that says nothing
+    (the graph reader then says why). The apps that multiply matrices read such a file with
+    `mtx.read_matrix`, values kept, instead of as a graph."""
+    from apportion.datasets import is_argument  # the catalogue only, as in read_graph
+
+    if is_argument(path):
+        return False
+    try:
+        return format_of(path, format) == "mtx"
+    except InputError:
+        return False
+
+
 def _path_argument(path, function: str) -> str:
     """`path` as a string when it is one (a str or an os.PathLike of one); InputError naming its type otherwise
     (None, bytes, an open file: `str(None)` would have opened a file called 'None')."""
@@ -145,4 +160,4 @@ def write_graph(graph: Graph, path: str | os.PathLike, *, format: str | None = N
     writer(graph, path)
 
 
-__all__ = ["read_graph", "write_graph", "format_of", "EXTENSIONS", "FORMATS"]
+__all__ = ["read_graph", "write_graph", "format_of", "names_matrix_market", "EXTENSIONS", "FORMATS"]
