@@ -17,6 +17,7 @@ from apportion.graph.csr import Graph
 from apportion.graph.generate import generate
 from apportion.platform.cpu import CPUDevice
 from apportion.platform.throttled import ThrottledDevice
+from apportion.runtime import distributed_worklist
 from apportion.runtime.priority import AUTO_DELTA_MEAN_WEIGHTS
 
 from _runtime_graphs import run_options, small_graphs
@@ -109,3 +110,22 @@ def test_delta_of_the_least_weight_processes_every_vertex_once(routing):
                   batch=5)
     np.testing.assert_array_equal(result.values, sssp_reference(graph, 0, weights=weights))
     assert result.work_items == graph.n
+
+
+@pytest.mark.parametrize("priority_delta, run_ahead", [("auto", True), (40.0, False)])
+def test_only_the_automatic_delta_lets_a_device_run_ahead(monkeypatch, priority_delta, run_ahead):
+    """The automatic Δ lets an idle device raise its own threshold (fewer barriers); a given Δ is strict."""
+    made = []
+
+    class Recording(distributed_worklist.SoftPriority):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(distributed_worklist, "SoftPriority", Recording)
+    graph = generate("road", 3000, seed=3)
+    slow = ThrottledDevice(CPUDevice(1, name="cpu"), 3.0, name="cpu/x3")
+    result = sssp(graph, 0, devices=[CPUDevice(1, name="cpu"), slow], priority_delta=priority_delta, batch=16)
+    np.testing.assert_array_equal(result.values, sssp_reference(graph, 0))
+    assert [p.run_ahead for p in made] == [run_ahead]
+    assert result.priority_run_aheads == made[0].run_aheads and (run_ahead or made[0].run_aheads == 0)

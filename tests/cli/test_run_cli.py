@@ -22,7 +22,7 @@ pytestmark = pytest.mark.timeout(300)
 EDGES = "0 1 2\n1 2 3\n2 3 1\n0 3 9\n4 5 7\n5 6 4\n"
 JSON_KEYS = {"app", "graph", "n", "m", "time_s", "placement_s", "placement", "work_items", "messages",
              "bytes_moved", "devices", "per_device_work_items", "per_device_segments", "routing", "transport",
-             "delta", "priority_raises", "edges_relaxed", "failures", "recovery_s", "per_device", "output", "trace"}
+             "delta", "priority_raises", "priority_run_aheads", "edges_relaxed", "failures", "recovery_s", "per_device", "output", "trace"}
 
 
 @pytest.fixture

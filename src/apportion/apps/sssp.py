@@ -68,7 +68,10 @@ def sssp(graph: Graph, source: int, *, devices=2, transport: str = "threads", ro
         graph, devices, transport, routing, placement, seed, batch: as in `apportion.bfs`.
         source: the start vertex, 0 <= source < n.
         weights: per-arc weights (non-negative, aligned with graph.indices); None = the graph's edge weights.
-        priority_delta: "auto" (default: `runtime.priority.auto_delta`), "off"/None (no soft priority) or Δ > 0.
+        priority_delta: "auto" (default: `runtime.priority.auto_delta`, and an idle device may run one Δ-bucket
+            ahead of the others instead of waiting for every device at each raise: `SoftPriority.run_ahead`),
+            "off"/None (no soft priority) or Δ > 0 (a strict system-wide threshold: with Δ at most the least
+            arc weight a vertex is processed only once its distance is final).
 
     Returns a RunResult: `values` float64 distances (inf unreachable), `delta` the Δ used, `priority_raises`.
     Raises InputError for a source out of range, negative or malformed weights, a bad Δ, devices or placement.
@@ -94,7 +97,8 @@ def sssp(graph: Graph, source: int, *, devices=2, transport: str = "threads", ro
         delta = auto_delta(arcs)  # the mean arc weight: the same on the moved arcs
     program = WorklistProgram("sssp", sssp_step, weights=arcs, initial_value=np.inf, dtype=np.dtype(np.float64),
                               priority=True, gpu_worker=CudaKernel("apportion.apps._worklist_cuda", "sssp_worklist"))
-    run = DistributedWorklist(renumbered, program, device_list, moved, routing=routing, delta=delta, batch=batch)
+    run = DistributedWorklist(renumbered, program, device_list, moved, routing=routing, delta=delta, batch=batch,
+                              run_ahead=automatic)
     result = run.run(np.array([new_of_old[source]]), np.array([0.0]), transport=transport, cluster=cluster)
     result.values = result.values[new_of_old]
     result.placement = chosen

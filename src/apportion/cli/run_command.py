@@ -278,7 +278,8 @@ def _print(report: dict) -> None:
     rows += [("time (s)", report["time_s"]), ("work items", report["work_items"]),
              ("messages", report["messages"]), ("bytes moved", report["bytes_moved"])]
     if report["delta"] is not None:
-        rows += [("priority Δ", report["delta"]), ("threshold raises", report["priority_raises"])]
+        rows += [("priority Δ", report["delta"]), ("threshold raises", report["priority_raises"]),
+                 ("run-ahead raises", report["priority_run_aheads"])]
     for key, label in (("reached", "vertices reached"), ("components", "components"), ("kept", "kept")):
         if key in report:
             rows.append((label, report[key]))

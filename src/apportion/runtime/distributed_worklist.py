@@ -127,7 +127,9 @@ class RunResult:
     excluded: `placement.time_s`); `work_items` items taken off the worklists and processed, over all devices;
     `messages` / `bytes_moved` router traffic (packets and their bytes); `trace` per-device intervals (compute =
     busy, transfer = sending, idle = waiting, failed = the device died); `per_device` work items per device;
-    `priority_raises` how often the soft-priority threshold rose; `delta` the Δ used (None: no priority);
+    `priority_raises` how often the system-wide soft-priority threshold rose (each one waits for every device
+    to be idle), `priority_run_aheads` how often one idle device raised its own threshold while others worked
+    (priority.py, `SoftPriority._try_run_ahead`); `delta` the Δ used (None: no priority);
     `failures` the devices that died, `recovery_s` the seconds from the first failure to the restarted run;
     `segments` the segments each device processed (apps that scatter segments by availability: topology-driven
     CC, PBF; empty for worklist runs).
@@ -146,6 +148,7 @@ class RunResult:
     transport: str = "threads"
     delta: float | None = None
     priority_raises: int = 0
+    priority_run_aheads: int = 0
     edges_relaxed: int = 0
     failures: list[str] = field(default_factory=list)
     recovery_s: float = 0.0
@@ -160,6 +163,7 @@ class RunResult:
                 "work_items": self.work_items, "messages": self.messages, "bytes_moved": self.bytes_moved,
                 "devices": self.devices, "per_device_work_items": self.per_device, "routing": self.routing,
                 "transport": self.transport, "delta": self.delta, "priority_raises": self.priority_raises,
+                "priority_run_aheads": self.priority_run_aheads,
                 "edges_relaxed": self.edges_relaxed, "failures": self.failures, "recovery_s": self.recovery_s,
                 "per_device_segments": self.segments, "phases": self.phases}
 
@@ -219,7 +223,7 @@ class DistributedWorklist:
 
     def __init__(self, graph: Graph, program: WorklistProgram, devices: list[Device], placement: Placement,
                  routing: "str | Policy" = "ring", delta: float | None = None, batch: int = DEFAULT_BATCH,
-                 packet_size: int = 1 << 16, buffers: int = 4):
+                 packet_size: int = 1 << 16, buffers: int = 4, run_ahead: bool = False):
         self.graph = graph
         self.program = program
         self.devices = devices
@@ -242,7 +246,8 @@ class DistributedWorklist:
         endpoints = [Endpoint.device(i) for i in range(self.k)]
         self.router = Router([Endpoint.host(), *endpoints], endpoints, self.policy, packet_size, buffers)
         self.counter = WorkCounter(on_zero=self.router.shutdown)
-        self.priority = SoftPriority(delta if program.priority else None, self.k, self.counter)
+        self.priority = SoftPriority(delta if program.priority else None, self.k, self.counter, run_ahead)
+        self.run_ahead = run_ahead
         self.states = []
         n = graph.n
         max_degree = int(np.max(np.diff(graph.indptr))) if n else 0
@@ -313,6 +318,7 @@ class DistributedWorklist:
                          placement=self.placement, devices=[d.name for d in self.devices], per_device=per_device,
                          routing=self.routing_name, transport=transport, delta=self.priority.delta,
                          priority_raises=sum(a.priority.raises for a in attempts),
+                         priority_run_aheads=sum(a.priority.run_aheads for a in attempts),
                          edges_relaxed=sum(s.edges for a in attempts for s in a.states), failures=failures,
                          recovery_s=0.0 if recovery_started is None else attempt.t_started - recovery_started)
 
@@ -341,7 +347,8 @@ class DistributedWorklist:
                               seed=self.placement.seed, time_s=0.0, cut=self.placement.cut)
         run = DistributedWorklist(self.graph, self.program, [s.device for s in survivors], placement,
                                   routing=self.policy, delta=self.delta, batch=self.batch,
-                                  packet_size=self.router.packet_size, buffers=self.router.buffers)
+                                  packet_size=self.router.packet_size, buffers=self.router.buffers,
+                                  run_ahead=self.run_ahead)
         run.routing_name = self.routing_name
         run.trace = self.trace
         run.trace_index = [self.trace_index[s.index] for s in survivors]

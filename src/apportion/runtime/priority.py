@@ -8,7 +8,17 @@ device that takes incoming items reports `busy(device)` first; whoever drops ite
 the work count (termination.py) equals the sum of the deferred items they reported — that is, nothing is in
 flight and nothing under the threshold is left anywhere. It then jumps to the first Δ-bucket holding a deferred
 item (empty buckets are skipped; past the lowest deferred priority even where Δ is below the float spacing of
-the values, so that every raise lets work through) and the listeners (the devices' worklists) are woken.
+the values, so that every raise lets work through) and the devices holding deferred items are woken (the others have nothing a raise lets through; they stay
+idle for the next raise).
+
+With `run_ahead` (SSSP's automatic Δ) an idle device need not wait for that barrier: it may raise its own
+threshold to the end of its lowest deferred item's bucket while others still work, as long as that is at most
+`LAG_BUCKETS` · Δ above the lowest threshold of a device holding work — Groute's threshold "close to what all the
+systems are currently processing" rather than a global step. Items a lagging device still sends may then lower
+a vertex already processed (soft: a little more work, never a wrong fixpoint); on road 2^20 two devices'
+global raises fell from 325 to 85–130 and the makespan beside a device throttled 3× by about a third
+(docs/runtime.md). A strict threshold (run_ahead off) keeps Δ-stepping's guarantee: with Δ at most the least
+arc weight every vertex is processed once.
 
 `SoftPriority.off(devices)` is the infinite threshold (no deferral). `auto_delta(weights)` picks Δ from the edge
 weights (see its docstring).
@@ -27,6 +37,9 @@ from apportion.runtime.termination import WorkCounter
 
 #: auto Δ = this many mean edge weights (measured on delaunay graphs with weights 1-99, docs/runtime.md)
 AUTO_DELTA_MEAN_WEIGHTS = 4.0
+#: a device may raise its own threshold while others work, to at most this many Δ above the lowest threshold of
+#: a device that holds work (`SoftPriority._try_run_ahead`)
+LAG_BUCKETS = 1
 
 
 def auto_delta(weights: np.ndarray | None) -> float:
@@ -56,12 +69,15 @@ def check_delta(delta) -> float | None:
 class SoftPriority:
     """The system-wide threshold and the consensus that raises it."""
 
-    def __init__(self, delta: float | None, devices: int, counter: WorkCounter):
+    def __init__(self, delta: float | None, devices: int, counter: WorkCounter, run_ahead: bool = False):
         self.delta = delta
+        self.run_ahead = bool(run_ahead)
         self.devices = int(devices)
         self.counter = counter
-        self.threshold = math.inf if delta is None else float(delta)
+        start = math.inf if delta is None else float(delta)
+        self.thresholds = [start] * self.devices
         self.raises = 0
+        self.run_aheads = 0
         self._lock = threading.Lock()
         self._idle = [False] * self.devices
         self._deferred = [0] * self.devices
@@ -71,6 +87,16 @@ class SoftPriority:
     @classmethod
     def off(cls, devices: int, counter: WorkCounter) -> "SoftPriority":
         return cls(None, devices, counter)
+
+    @property
+    def threshold(self) -> float:
+        """The system-wide threshold: the lowest device's (every device's, when none ran ahead)."""
+        return min(self.thresholds) if self.thresholds else math.inf
+
+    def threshold_of(self, device: int) -> float:
+        """The threshold `device` processes under: the system-wide one, or up to LAG_BUCKETS · Δ above the
+        others' when it ran ahead (`idle`)."""
+        return self.thresholds[device]
 
     @property
     def enabled(self) -> bool:
@@ -95,8 +121,10 @@ class SoftPriority:
             self._deferred[device] = int(deferred)
             self._min_deferred[device] = float(min_deferred)
             raised = self._try_raise()
+            if not raised:
+                raised = self._try_run_ahead(device)
         if raised:
-            self._wake_all()
+            self._wake_all(but=device)
         return raised
 
     def recheck(self) -> bool:
@@ -110,20 +138,48 @@ class SoftPriority:
             self._wake_all()
         return raised
 
+    def _bucket_end(self, lowest: float) -> float:
+        """The end of the Δ-bucket holding priority `lowest` (past `lowest` even where Δ is below the float
+        spacing of the values, so that every raise lets the lowest item through)."""
+        buckets = lowest / self.delta
+        bucket_end = (math.floor(buckets) + 1) * self.delta if math.isfinite(buckets) else lowest
+        if not bucket_end > lowest:
+            bucket_end = math.nextafter(lowest, math.inf)
+        return bucket_end
+
     def _try_raise(self) -> bool:
         total = sum(self._deferred)
         if not (all(self._idle) and total > 0 and self.counter.count == total):
             return False
-        lowest = min(self._min_deferred)
-        buckets = lowest / self.delta
-        bucket_end = (math.floor(buckets) + 1) * self.delta if math.isfinite(buckets) else lowest
-        if not bucket_end > lowest:  # a Δ below the values' float spacing: let the lowest item through at least
-            bucket_end = math.nextafter(lowest, math.inf)
-        self.threshold = max(self.threshold + self.delta, bucket_end)
+        floor = max(self.threshold + self.delta, self._bucket_end(min(self._min_deferred)))
+        self.thresholds = [max(t, floor) for t in self.thresholds]
         self.raises += 1
-        self._idle = [False] * self.devices
+        # a device with nothing deferred is not woken (`_wake_all`) and stays idle: its report still holds
+        self._idle = [self._deferred[j] == 0 for j in range(self.devices)]
         return True
 
-    def _wake_all(self) -> None:
-        for wake in self._listeners:
-            wake()
+    def _try_run_ahead(self, device: int) -> bool:
+        """Let an idle `device` raise its own threshold to the end of its lowest deferred item's Δ-bucket while
+        the others still work, when that end is at most LAG_BUCKETS · Δ above the lowest threshold among the
+        devices that hold work (a busy one, or an idle one with deferred items; none: no bound): no barrier for
+        it, and no device runs further ahead of the others than that (seed 003 §4.4: the threshold stays "close to what all the systems are currently
+        processing")."""
+        if not self.run_ahead or self.devices == 1 or self._deferred[device] == 0:
+            return False
+        others = [self.thresholds[j] for j in range(self.devices)
+                  if j != device and (not self._idle[j] or self._deferred[j] > 0)]
+        cap = (min(others) + LAG_BUCKETS * self.delta) if others else math.inf
+        target = self._bucket_end(self._min_deferred[device])
+        if target > cap or not target > self.thresholds[device]:
+            return False  # its next bucket is too far ahead (or already open): it waits for the others
+        self.thresholds[device] = target
+        self.run_aheads += 1
+        self._idle[device] = False
+        return True
+
+    def _wake_all(self, but: int | None = None) -> None:
+        """Wake the devices that hold deferred items (the others have nothing a raise lets through, and an
+        incoming batch wakes them anyway); `but` raised its own threshold and is awake."""
+        for index, wake in enumerate(self._listeners):
+            if index != but and self._deferred[index] > 0:
+                wake()

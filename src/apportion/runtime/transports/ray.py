@@ -259,11 +259,11 @@ def _drive(run, actors, seeds, seed_values, ray) -> None:
         for i in range(k):
             if i in working:
                 continue
-            promote = run.priority.threshold > seen[i]
+            promote = run.priority.threshold_of(i) > seen[i]
             if pending[i] or has_work[i] or promote:
                 if pending[i]:
                     run.priority.busy(i)
-                seen[i] = run.priority.threshold
+                seen[i] = run.priority.threshold_of(i)
                 busy[actors[i].step.remote(pending[i], seen[i], promote)] = i
                 pending[i] = []
         if not busy:

@@ -140,7 +140,7 @@ def _work(run, state, resident) -> None:
     empty_d = np.empty(0, dtype=program.dtype)
     splits = getattr(run.policy, "splits_by_owner", False)
     outstanding: deque = deque()
-    seen_threshold = run.priority.threshold
+    seen_threshold = run.priority.threshold_of(me)
     trace = run.trace
     tid = run.trace_index[me]  # the device's row in the trace (kept across recoveries)
     while True:
@@ -148,12 +148,12 @@ def _work(run, state, resident) -> None:
             outstanding.popleft().result()
         window_full = len(outstanding) >= SEND_WINDOW
         can_work = wl.queued > 0 and not window_full
-        promote = run.priority.threshold > seen_threshold
+        promote = run.priority.threshold_of(me) > seen_threshold
         will_wait = not (can_work or promote)
         if will_wait and wl.queued == 0 and run.priority.enabled:
             # nothing under the threshold here: say so before sleeping (a raise wakes every worker)
             run.priority.idle(me, wl.deferred_count, wl_min_deferred(flags, deferred, dstate, state.values))
-            promote = run.priority.threshold > seen_threshold
+            promote = run.priority.threshold_of(me) > seen_threshold
             will_wait = not promote
         wait_start = time.perf_counter()
         batches, closed = state.inbox.take(wait=will_wait)
@@ -170,7 +170,7 @@ def _work(run, state, resident) -> None:
             in_d = batches[0][1] if len(batches) == 1 else np.concatenate([b[1] for b in batches])
         else:
             in_v, in_d = empty_v, empty_d
-        threshold = run.priority.threshold
+        threshold = run.priority.threshold_of(me)
         if promote:
             seen_threshold = threshold
         budget = 0 if window_full else run.batch
