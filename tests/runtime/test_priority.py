@@ -117,3 +117,19 @@ def test_auto_delta_and_checks():
     for bad in (0, -1, "x", float("inf")):
         with pytest.raises(InputError):
             check_delta(bad)
+
+
+def test_a_device_whose_threshold_a_raise_leaves_alone_keeps_its_idle_report():
+    """A device that ran ahead may already sit at the raised threshold: the raise gives it nothing to promote,
+    so nobody steps it again (the Ray driver steps a device only for work or a higher threshold) — its idle
+    report must keep holding, or no later raise can happen ("work remains but no device can take it")."""
+    priority, counter = setup(live=3, run_ahead=True)
+    assert priority.idle(0, 1, 1.5)  # device 1 still works: device 0 runs ahead to 2
+    counter.add(1, 1)  # device 0 processed its item and deferred a new one at 2.5
+    assert not priority.idle(0, 1, 2.5)  # 3 lies beyond the lag
+    counter.add(0, 1)  # device 1 processed one item, deferred another at 1.2
+    assert priority.idle(1, 1, 1.2)  # system-wide raise to 2: device 1's threshold rose, device 0's did not
+    assert priority.thresholds == [2.0, 2.0]
+    counter.add(0, 1)  # device 1 processed its item; device 0 does not report again
+    assert priority.idle(1, 0, math.inf)
+    assert priority.threshold == 3.0 and priority.raises == 2

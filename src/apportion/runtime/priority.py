@@ -4,12 +4,12 @@ values that will turn out stale).
 
 `SoftPriority(delta, devices, counter)`: devices read `threshold` at every batch and keep items at or above it
 *deferred*. A device with nothing left under the threshold reports `idle(device, deferred, min_deferred)`; a
-device that takes incoming items reports `busy(device)` first; whoever drops items in flight calls `recheck()`. The threshold rises when every device is idle and
-the work count (termination.py) equals the sum of the deferred items they reported — that is, nothing is in
-flight and nothing under the threshold is left anywhere. It then jumps to the first Δ-bucket holding a deferred
-item (empty buckets are skipped; past the lowest deferred priority even where Δ is below the float spacing of
-the values, so that every raise lets work through) and the devices holding deferred items are woken (the others have nothing a raise lets through; they stay
-idle for the next raise).
+device that takes incoming items reports `busy(device)` first; whoever drops items in flight calls `recheck()`.
+The threshold rises when every device is idle and the work count (termination.py) equals the sum of the
+deferred items they reported — that is, nothing is in flight and nothing under the threshold is left anywhere.
+It then jumps to the first Δ-bucket holding a deferred item (empty buckets are skipped; past the lowest
+deferred priority even where Δ is below the float spacing of the values, so that every raise lets work
+through) and the devices whose threshold rose over deferred items are woken (the others have nothing a raise lets through: their idle reports hold for the next raise).
 
 With `run_ahead` (SSSP's automatic Δ) an idle device need not wait for that barrier: it may raise its own
 threshold to the end of its lowest deferred item's bucket while others still work, as long as that is at most
@@ -121,11 +121,12 @@ class SoftPriority:
             self._deferred[device] = int(deferred)
             self._min_deferred[device] = float(min_deferred)
             raised = self._try_raise()
-            if not raised:
-                raised = self._try_run_ahead(device)
+            ran_ahead = not raised and self._try_run_ahead(device)
         if raised:
             self._wake_all(but=device)
-        return raised
+        elif ran_ahead:
+            self._wake_waiting(but=device)
+        return raised or ran_ahead
 
     def recheck(self) -> bool:
         """Check the raise condition again after work vanished without a device report (a receiver dropped
@@ -152,18 +153,22 @@ class SoftPriority:
         if not (all(self._idle) and total > 0 and self.counter.count == total):
             return False
         floor = max(self.threshold + self.delta, self._bucket_end(min(self._min_deferred)))
-        self.thresholds = [max(t, floor) for t in self.thresholds]
+        old = self.thresholds
+        self.thresholds = [max(t, floor) for t in old]
         self.raises += 1
-        # a device with nothing deferred is not woken (`_wake_all`) and stays idle: its report still holds
-        self._idle = [self._deferred[j] == 0 for j in range(self.devices)]
+        # only a device whose threshold rose over deferred items has anything to promote: it is woken
+        # (`_wake_all`) and reports again; every other report still holds (the lowest deferred item's device
+        # is always among the woken, since its threshold lies below that item's bucket end)
+        self._idle = [not (new > before and self._deferred[j] > 0)
+                      for j, (before, new) in enumerate(zip(old, self.thresholds))]
         return True
 
     def _try_run_ahead(self, device: int) -> bool:
         """Let an idle `device` raise its own threshold to the end of its lowest deferred item's Δ-bucket while
         the others still work, when that end is at most LAG_BUCKETS · Δ above the lowest threshold among the
         devices that hold work (a busy one, or an idle one with deferred items; none: no bound): no barrier for
-        it, and no device runs further ahead of the others than that (seed 003 §4.4: the threshold stays "close to what all the systems are currently
-        processing")."""
+        it, and no device runs further ahead of the others than that (seed 003 §4.4: the threshold stays "close
+        to what all the systems are currently processing")."""
         if not self.run_ahead or self.devices == 1 or self._deferred[device] == 0:
             return False
         others = [self.thresholds[j] for j in range(self.devices)
@@ -178,8 +183,15 @@ class SoftPriority:
         return True
 
     def _wake_all(self, but: int | None = None) -> None:
-        """Wake the devices that hold deferred items (the others have nothing a raise lets through, and an
-        incoming batch wakes them anyway); `but` raised its own threshold and is awake."""
+        """After a system-wide raise, wake the devices whose threshold rose over deferred items (`_try_raise`
+        marked them busy; `but` raised it and is awake); every other idle report still holds."""
         for index, wake in enumerate(self._listeners):
-            if index != but and self._deferred[index] > 0:
+            if index != but and not self._idle[index]:
+                wake()
+
+    def _wake_waiting(self, but: int) -> None:
+        """After `but` ran ahead, wake the idle devices holding deferred items: their own run-ahead bound may
+        have risen (their idle reports hold until they report again)."""
+        for index, wake in enumerate(self._listeners):
+            if index != but and self._idle[index] and self._deferred[index] > 0:
                 wake()
