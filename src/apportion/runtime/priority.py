@@ -9,7 +9,8 @@ The threshold rises when every device is idle and the work count (termination.py
 deferred items they reported — that is, nothing is in flight and nothing under the threshold is left anywhere.
 It then jumps to the first Δ-bucket holding a deferred item (empty buckets are skipped; past the lowest
 deferred priority even where Δ is below the float spacing of the values, so that every raise lets work
-through) and the devices whose threshold rose over deferred items are woken (the others have nothing a raise lets through: their idle reports hold for the next raise).
+through) and the devices whose threshold rose over deferred items are woken (the others have nothing a raise
+lets through: their idle reports hold for the next raise).
 
 With `run_ahead` (SSSP's automatic Δ) an idle device need not wait for that barrier: it may raise its own
 threshold to the end of its lowest deferred item's bucket while others still work, as long as that is at most
