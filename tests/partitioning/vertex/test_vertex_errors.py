@@ -78,10 +78,34 @@ def test_block_limits_are_capped_at_the_total_and_exact_for_huge_weights():
     np.testing.assert_array_equal(max_block_weights(np.array([20]), np.array([1.0]), 0.1), [[22]])  # the formula
     big = np.array([3 * 10**16 + 1])
     limits = max_block_weights(big, np.full(3, 1 / 3), 0.0)
-    assert limits.sum() == big[0] and limits.max() == 10**16 + 1
+    assert limits.ravel().tolist() == [10**16 + 1] * 3  # ⌈W / 3⌉ each, exactly
     assert max_block_weights(np.array([10**17 * 3]), np.full(3, 1 / 3), 0.0).max() == 10**17  # not 1e17 + 16
     assert max_block_weights(np.array([400]), np.full(4, 0.25), 0.15)[0, 0] == 115  # 1.15 · 100, not 114
     assert max_block_weights(np.array([4 * 10**17]), np.full(4, 0.25), 0.15)[0, 0] == 115 * 10**15
+
+
+def test_limits_take_the_targets_ratio_exactly():
+    """Targets 5 and 8 of W = 13 w give limits from 5 w and 8 w exactly: the float share 5 / 13 written as the
+    decimal 0.38461538461538464 put a limit one unit too high at 1e11 weights, so a partition beyond the documented
+    limit was returned as balanced where none exists."""
+    from apportion.partitioning.vertex.balance import max_block_weights
+
+    w = 15_996_330_337
+    limits = max_block_weights(np.array([13 * w]), np.array([5.0, 8.0]), 0.01)
+    assert limits.ravel().tolist() == [101 * 5 * w // 100, 101 * 8 * w // 100]
+    # the same sizes given as shares, or scaled: the same limits
+    np.testing.assert_array_equal(max_block_weights(np.array([13 * w]), np.array([0.5, 0.8]), 0.01), limits)
+    graph = Graph.from_edges([0], [1], n=2, vertex_weights=[129_250_349_123, 78_701_945_258])
+    with pytest.raises(apportion.InputError, match="vertex 0 weighs 129250349123"):
+        apportion.partition(graph, 2, targets=[5, 8], imbalance=0.01)
+
+
+@pytest.mark.parametrize("targets", [[[1, 2], [1, 2]], [[1, 2, 3], [4, 5, 6]]])
+def test_targets_are_one_size_per_block(targets):
+    with pytest.raises(apportion.InputError, match="one relative size per block"):
+        apportion.partition(grid(4, 4), 2, targets=targets)
+    single_column = apportion.partition(grid(4, 4), 2, targets=[[1], [3]])
+    assert single_column.max_block_weights.ravel().tolist() == [4, 12]
 
 
 def test_exact_balance_with_weights_past_float_precision():

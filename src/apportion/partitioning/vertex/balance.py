@@ -31,19 +31,23 @@ EXACT_LIMITS_FROM = 1 << 30
 
 
 def max_block_weights(total: np.ndarray, targets: np.ndarray, epsilon: float) -> np.ndarray:
-    """(k, ncon) int64 limits floor((1 + epsilon) * ceil(targets[b] * total[c])) (METIS's and KaMinPar's
-    definition), capped for a huge epsilon at max(total[c], 2^62 / k) so that they and their sum stay within int64
+    """(k, ncon) int64 limits floor((1 + epsilon) * ceil(share[b] * total[c])) (METIS's and KaMinPar's
+    definition), share[b] = targets[b] / sum(targets) (relative sizes as the caller gave them: normalised here, and
+    exactly in the integer path, so that targets 5 and 8 of a total of 13 w are 5 w and 8 w, not one more from
+    the float 5 / 13 written as 0.38461538461538464), capped for a huge epsilon at max(total[c], 2^62 / k) so that they and their sum stay within int64
     (a finite epsilon of 1e16 overflowed and was refused). The inner ceilings are `whole_target_weights`, raised by
     a unit where float rounding left their sum under the total (weights beyond 2^53: ceil(W / 3) of W = 3e16 + 1
     came out 1e16, so exact balance was refused); epsilon counts as the decimal it was written as (0.15, not the
     float below it), in floats with a 1e-12 relative tolerance for small weights (so 1.15 * 100 is 115) and exactly
     in integers from `EXACT_LIMITS_FROM` on."""
     total = np.asarray(total, dtype=np.int64)
-    targets = np.asarray(targets, dtype=np.float64)
+    sizes = np.asarray(targets, dtype=np.float64)
+    targets = sizes / sizes.sum() if sizes.size else sizes
     whole = whole_target_weights(np.outer(targets, total.astype(np.float64)))
     exact = bool(whole.size) and int(whole.max()) >= EXACT_LIMITS_FROM
-    if exact:  # the shares as the decimals they print as (1/3 as 0.3333333333333333), in integers
-        shares = [Fraction(repr(float(t))) for t in targets]
+    if exact:  # each relative size as the decimal it prints as (0.1 as 1/10), their ratios in integers
+        decimals = [Fraction(repr(float(t))) for t in sizes]
+        shares = [d / sum(decimals) for d in decimals]
         whole = np.array([[math.ceil(share * int(w)) for w in total.tolist()] for share in shares],
                          dtype=np.int64).reshape(whole.shape)
     by_target = np.argsort(-targets, kind="stable")

@@ -96,8 +96,12 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     preset_name = preset if isinstance(preset, str) else "custom"
     vertex_weights = kernel_vertex_weights(graph)
     total = vertex_weights.sum(axis=0)
-    targets = check_shares(targets, k)
-    limits = max_block_weights(total, targets, epsilon)
+    sizes = check_shares(targets, k, normalise=False)  # the limits take the ratios exactly, not as float shares
+    if sizes.ndim == 2 and sizes.shape[1] != 1:  # one target per block, shared by every constraint
+        raise InputError(f"targets must be one relative size per block (length k = {k}), got shape {sizes.shape}")
+    sizes = sizes.reshape(-1)
+    targets = check_shares(sizes, k)
+    limits = max_block_weights(total, sizes, epsilon)
     check_feasible(vertex_weights, total, limits, epsilon)
     device = resolve_device(device, graph.n, vertex_weights.shape[1])
     fine = None  # the kernels' view of the graph (`LevelGraph`), made when needed (`_partition_without_isolated`)
