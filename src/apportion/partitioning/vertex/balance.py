@@ -22,6 +22,7 @@ from apportion.errors import InputError
 from apportion.graph.metrics import whole_target_weights
 from apportion.partitioning.vertex._balance_kernels import descend_overload, pack_greedily, place_isolated, rebalance
 from apportion.partitioning.vertex._partition_kernels import block_weights
+from apportion.partitioning.vertex._small_split_kernels import LIMIT_CEILING, float_max_block_weights
 from apportion.partitioning.vertex.contract import LevelGraph
 
 
@@ -32,39 +33,28 @@ EXACT_LIMITS_FROM = 1 << 30
 
 def max_block_weights(total: np.ndarray, targets: np.ndarray, epsilon: float) -> np.ndarray:
     """(k, ncon) int64 limits floor((1 + epsilon) * ceil(share[b] * total[c])) (METIS's and KaMinPar's
-    definition), share[b] = targets[b] / sum(targets) (relative sizes as the caller gave them: normalised here, and
-    exactly in the integer path, so that targets 5 and 8 of a total of 13 w are 5 w and 8 w, not one more from
-    the float 5 / 13 written as 0.38461538461538464), capped for a huge epsilon at max(total[c], 2^62 / k) so that they and their sum stay within int64
-    (a finite epsilon of 1e16 overflowed and was refused). The inner ceilings are `whole_target_weights`, raised by
-    a unit where float rounding left their sum under the total (weights beyond 2^53: ceil(W / 3) of W = 3e16 + 1
-    came out 1e16, so exact balance was refused); epsilon counts as the decimal it was written as (0.15, not the
-    float below it), in floats with a 1e-12 relative tolerance for small weights (so 1.15 * 100 is 115) and exactly
-    in integers from `EXACT_LIMITS_FROM` on."""
+    definition) with share[b] = targets[b] / sum(targets), the relative sizes as the caller gave them; capped for
+    a huge epsilon at max(total[c], 2^62 / k) so that they and their sum stay within int64 (a finite epsilon of
+    1e16 overflowed and was refused).
+
+    Below `EXACT_LIMITS_FROM` in floats (`float_max_block_weights`: relative 1e-12 tolerances, so 0.1 · 30 is 3
+    and 1.15 · 100 is 115). From it on exactly, in integers: every size and epsilon count as the decimals they
+    print as (0.15, not the float below it) and the shares as their exact ratios, so targets 5 and 8 of a total
+    of 13 w are 5 w and 8 w (the float 5 / 13 put a limit one unit too high at 1e11 weights) and ceil(W / 3) of
+    W = 3e16 + 1 is 1e16 + 1 (floats made it 1e16, and exact balance was refused)."""
     total = np.asarray(total, dtype=np.int64)
     sizes = np.asarray(targets, dtype=np.float64)
-    targets = sizes / sizes.sum() if sizes.size else sizes
-    whole = whole_target_weights(np.outer(targets, total.astype(np.float64)))
-    exact = bool(whole.size) and int(whole.max()) >= EXACT_LIMITS_FROM
-    if exact:  # each relative size as the decimal it prints as (0.1 as 1/10), their ratios in integers
-        decimals = [Fraction(repr(float(t))) for t in sizes]
-        shares = [d / sum(decimals) for d in decimals]
-        whole = np.array([[math.ceil(share * int(w)) for w in total.tolist()] for share in shares],
-                         dtype=np.int64).reshape(whole.shape)
-    by_target = np.argsort(-targets, kind="stable")
-    for c in range(total.shape[0]):
-        deficit = int(total[c]) - int(whole[:, c].sum())
-        if deficit > 0:  # rounding left the sum under the total: a unit more for the largest targets' blocks
-            np.add.at(whole[:, c], by_target[np.arange(deficit) % len(targets)], 1)
-    # the cap: the formula's value wherever it can be held; for a huge ε the total or 2^62 / k, whichever is
-    # larger, so that the limits and their sum stay within int64
-    cap = np.maximum(total, (1 << 62) // max(len(targets), 1))
-    if exact:
-        rate = Fraction(repr(float(epsilon)))
-        return np.array([[min(int(cap[c]), w + math.floor(rate * w)) for c, w in enumerate(row)]
-                         for row in whole.tolist()], dtype=np.int64).reshape(whole.shape)
-    with np.errstate(over="ignore"):  # a huge ε: inf, capped below
-        allowed = np.floor((1.0 + epsilon) * whole.astype(np.float64) * (1.0 + 1e-12) + 1e-9)
-    return np.minimum(np.minimum(allowed, float(1 << 62)).astype(np.int64), cap[None, :])
+    shares = sizes / sizes.sum() if sizes.size else sizes
+    whole = whole_target_weights(np.outer(shares, total.astype(np.float64)))
+    if not (whole.size and int(whole.max()) >= EXACT_LIMITS_FROM):
+        return float_max_block_weights(total, np.ascontiguousarray(shares), float(epsilon))
+    decimals = [Fraction(repr(float(t))) for t in sizes]
+    ratios = [d / sum(decimals) for d in decimals]  # exact: their ceilings add up to the total or more
+    cap = np.maximum(total, LIMIT_CEILING // len(ratios))
+    rate = Fraction(repr(float(epsilon)))
+    whole_rows = [[math.ceil(ratio * int(w)) for w in total.tolist()] for ratio in ratios]
+    return np.array([[min(int(cap[c]), w + math.floor(rate * w)) for c, w in enumerate(row)] for row in whole_rows],
+                    dtype=np.int64).reshape(whole.shape)
 
 
 def check_feasible(vertex_weights: np.ndarray, total: np.ndarray, max_weights: np.ndarray,

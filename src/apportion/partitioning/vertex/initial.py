@@ -20,7 +20,8 @@ from apportion.partitioning.vertex._initial_kernels import (
     bisection_fm, grow_and_refine_tries)
 from apportion._kernels.hashing import mix_hash
 from apportion.partitioning.vertex._partition_kernels import block_weights
-from apportion.partitioning.vertex.balance import max_block_weights, rebalance_partition
+from apportion.partitioning.vertex._small_split_kernels import split_recursively
+from apportion.partitioning.vertex.balance import EXACT_LIMITS_FROM, max_block_weights, rebalance_partition
 from apportion.partitioning.vertex.coarsen import PARALLEL_MIN_VERTICES, coarsen
 from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, induced_level, project_partition
@@ -93,33 +94,55 @@ def bisect(graph: LevelGraph, share0: float, epsilon: float, options: PartitionO
     return part
 
 
-def _split(graph: LevelGraph, vertices: np.ndarray, targets: np.ndarray, first_block: int, epsilon: float,
+def _split(graph: LevelGraph, ids: np.ndarray, targets: np.ndarray, first_block: int, epsilon: float,
            options: PartitionOptions, seed: int, out: np.ndarray) -> None:
+    """Blocks first_block .. first_block + len(targets) - 1 of `graph`'s vertices into out[ids]: a bisection,
+    then each half split further as the subgraph it induces (built from its parent: O(its size), not O(the
+    coarsest graph's)). A graph of at most `small_split_vertices` splits all the way in one kernel call."""
     k = targets.shape[0]
-    if k == 1 or vertices.shape[0] == 0:
-        out[vertices] = first_block
+    if k == 1 or graph.n == 0:
+        out[ids] = first_block
         return
-    sub = induced_level(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, vertices)
+    if graph.n <= small_split_vertices(options) and _float_limits_suffice(graph):
+        out[ids] = first_block + split_recursively(graph.indptr, graph.indices, graph.edge_weights,
+                                                   graph.vertex_weights, np.ascontiguousarray(targets), epsilon,
+                                                   seed, options.initial_tries, options.initial_fm_passes)
+        return
     k0 = k // 2
     share0 = float(targets[:k0].sum() / targets.sum())
     depth = math.ceil(math.log2(k))
     level_epsilon = (1.0 + epsilon) ** (1.0 / depth) - 1.0
-    with using_threads(None if sub.n >= PARALLEL_MIN_VERTICES else 1):  # a small bisection: one thread
-        part = bisect(sub, share0, level_epsilon, options, seed)
-    left = vertices[part == 0]
-    right = vertices[part == 1]
+    with using_threads(None if graph.n >= PARALLEL_MIN_VERTICES else 1):  # a small bisection: one thread
+        part = bisect(graph, share0, level_epsilon, options, seed)
+    halves = [np.flatnonzero(part == side) for side in (0, 1)]
+    graphs = [induced_level(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, half)
+              for half in halves]
 
     def split_left():
-        _split(graph, left, targets[:k0], first_block, epsilon, options, (seed * 31 + 1) % (1 << 40), out)
+        _split(graphs[0], ids[halves[0]], targets[:k0], first_block, epsilon, options, (seed * 31 + 1) % (1 << 40),
+               out)
 
     def split_right():
-        _split(graph, right, targets[k0:], first_block + k0, epsilon, options, (seed * 31 + 2) % (1 << 40), out)
+        _split(graphs[1], ids[halves[1]], targets[k0:], first_block + k0, epsilon, options,
+               (seed * 31 + 2) % (1 << 40), out)
 
-    if k >= 4 and vertices.shape[0] >= PAIR_MIN_VERTICES:
+    if k >= 4 and graph.n >= PAIR_MIN_VERTICES:
         run_pair(split_left, split_right)  # the halves write disjoint entries of `out`
     else:
         split_left()
         split_right()
+
+
+def small_split_vertices(options: PartitionOptions) -> int:
+    """Graphs of at most this many vertices are bisected flat (`bisect`), and split recursively in one kernel
+    call (`split_recursively`)."""
+    return 2 * options.bisection_coarsest
+
+
+def _float_limits_suffice(graph: LevelGraph) -> bool:
+    """Every limit of every split below `graph` comes from `float_max_block_weights` (`max_block_weights`'
+    float path): no weight total reaches `EXACT_LIMITS_FROM`."""
+    return int(graph.vertex_weights.sum(axis=0).max(initial=0)) < EXACT_LIMITS_FROM
 
 
 def initial_partition(graph: LevelGraph, ctx: PartitionContext, seed: int) -> np.ndarray:
