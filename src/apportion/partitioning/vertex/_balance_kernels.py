@@ -288,26 +288,68 @@ def pack_greedily(vertex_weights, part, bw, max_weights, max_moves):
 
 
 @njit(cache=True, nogil=True)
+def _room_after(bw, max_weights, vertex_weights, v, b):
+    """Block b's relative room left after taking v: the smallest over constraints of (max - weight) / max."""
+    room = 1e300
+    for c in range(bw.shape[1]):
+        room = min(room, (max_weights[b, c] - bw[b, c] - vertex_weights[v, c]) / max(max_weights[b, c], 1))
+    return room
+
+
+@njit(cache=True, nogil=True)
+def _roomier(a, b, rooms):
+    """Of blocks a < b (either -1 for none), the one with more room; a on a tie (the lower block, as a scan)."""
+    if a < 0:
+        return b
+    if b < 0:
+        return a
+    return b if rooms[b] > rooms[a] else a
+
+
+@njit(cache=True, nogil=True)
+def _same_weights(vertex_weights, u, v):
+    for c in range(vertex_weights.shape[1]):
+        if vertex_weights[u, c] != vertex_weights[v, c]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def place_isolated(vertex_weights, vertices, part, bw, max_weights):
     """Put each vertex of `vertices` (no edges, so no effect on the cut; heaviest first is best) into the block
     with the most relative room left after taking it (the smallest over constraints of
-    (max_weight - weight) / max_weight), preferring blocks it fits. Updates part and bw."""
+    (max_weight - weight) / max_weight; the lowest such block on a tie), preferring blocks it fits. Updates
+    part and bw.
+
+    A run of vertices with equal weights shares one tournament tree over the blocks' rooms, updated along one
+    path per vertex: O(k + run length * log k) instead of a scan of the k blocks per vertex (9·10^5 unit-weight
+    isolated vertices into k = 8192 blocks: 17 s of scans)."""
     k, ncon = bw.shape
-    for i in range(vertices.shape[0]):
-        v = vertices[i]
-        best = 0
-        best_room = -1e300
+    leaves = 1
+    while leaves < k:
+        leaves *= 2
+    tree = np.full(2 * leaves, -1, dtype=np.int64)
+    rooms = np.empty(k, dtype=np.float64)
+    i = 0
+    while i < vertices.shape[0]:
+        first = vertices[i]
         for b in range(k):
-            room = 1e300
+            rooms[b] = _room_after(bw, max_weights, vertex_weights, first, b)
+            tree[leaves + b] = b
+        for node in range(leaves - 1, 0, -1):
+            tree[node] = _roomier(tree[2 * node], tree[2 * node + 1], rooms)
+        while i < vertices.shape[0] and _same_weights(vertex_weights, vertices[i], first):
+            v = vertices[i]
+            best = tree[1]
+            part[v] = best
             for c in range(ncon):
-                r = (max_weights[b, c] - bw[b, c] - vertex_weights[v, c]) / max(max_weights[b, c], 1)
-                room = min(room, r)
-            if room > best_room:
-                best_room = room
-                best = b
-        part[v] = best
-        for c in range(ncon):
-            bw[best, c] += vertex_weights[v, c]
+                bw[best, c] += vertex_weights[v, c]
+            rooms[best] = _room_after(bw, max_weights, vertex_weights, v, best)
+            node = (leaves + best) // 2
+            while node >= 1:
+                tree[node] = _roomier(tree[2 * node], tree[2 * node + 1], rooms)
+                node //= 2
+            i += 1
 
 
 #: a step of `descend_overload` tries at least this many swaps (more candidates on small graphs, where the
