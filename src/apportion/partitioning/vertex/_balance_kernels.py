@@ -10,6 +10,8 @@ from apportion._kernels.heap import heap_pop, heap_push_or_update, heap_remove
 from apportion.partitioning.vertex._partition_kernels import (
     fits, stable_argsort)
 from apportion.partitioning.vertex._refine_kernels import gather_connectivity
+from apportion.partitioning.vertex._room_tree_kernels import (
+    build_room_tree, new_room_tree, roomiest_except, update_room)
 
 
 @njit(cache=True, nogil=True)
@@ -31,12 +33,26 @@ def _relieves(bw, b, vertex_weights, v, max_weights):
     return False
 
 
+@njit(cache=True, nogil=True)
+def _room(bw, max_weights, b):
+    """Block b's relative room: the smallest over constraints of (max - weight) / max, at most 1."""
+    room = 1.0
+    for c in range(bw.shape[1]):
+        room = min(room, (max_weights[b, c] - bw[b, c]) / max(max_weights[b, c], 1))
+    return room
+
+
 @njit(with_edge_weights((types.int64, INDPTR, INDICES), (VERTEX_WEIGHTS, types.int32[::1], types.int64[:, ::1],
-                                                         types.int64[:, ::1], types.int64[::1], types.int32[::1])),
+                                                         types.int64[:, ::1], types.int64[::1], types.int32[::1],
+                                                         types.float64[::1], types.int64[::1])),
       cache=True, nogil=True)
-def _rebalance_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, conn, touched):
+def _rebalance_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, conn, touched, rooms,
+                    tree):
     """Best destination for v leaving its overloaded block: the adjacent block that fits with the largest
-    connection, else the non-adjacent block that fits with the most relative room; (block, gain) or (-1, 0).
+    connection, else the non-adjacent block that fits with the most relative room (`_room`, the lowest such
+    block on a tie); (block, gain) or (-1, 0). `rooms` and `tree` hold every block's room
+    (`_room_tree_kernels`): the roomiest block but v's own answers at once when v fits it, the scan of the
+    k blocks runs only when it does not (path 10^6 at k = 10^6: 5.9 s of scans).
     """
     k = bw.shape[0]
     own = part[v]
@@ -53,14 +69,14 @@ def _rebalance_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, 
         conn[touched[j]] = 0
     if best >= 0:
         return best, best_conn - own_conn
+    roomiest = roomiest_except(tree, rooms, own)
+    if roomiest >= 0 and rooms[roomiest] > -1.0 and fits(bw, roomiest, vertex_weights, v, max_weights):
+        return roomiest, -own_conn
     room_best = -1.0
     for b in range(k):
         if b == own or not fits(bw, b, vertex_weights, v, max_weights):
             continue
-        room = 1.0
-        for c in range(bw.shape[1]):
-            r = (max_weights[b, c] - bw[b, c]) / max(max_weights[b, c], 1)
-            room = min(room, r)
+        room = _room(bw, max_weights, b)
         if room > room_best:
             room_best = room
             best = b
@@ -85,6 +101,11 @@ def rebalance(indptr, indices, edge_weights, vertex_weights, part, bw, max_weigh
     key = np.zeros(n, dtype=np.int64)
     pos = np.full(n, -1, dtype=np.int32)
     size = np.zeros(1, dtype=np.int64)
+    rooms = np.empty(k, dtype=np.float64)
+    for b in range(k):
+        rooms[b] = _room(bw, max_weights, b)
+    tree = new_room_tree(k)
+    build_room_tree(tree, rooms)
     for r in range(rounds):
         any_over = False
         for b in range(k):
@@ -97,7 +118,7 @@ def rebalance(indptr, indices, edge_weights, vertex_weights, part, bw, max_weigh
             if not _relieves(bw, own, vertex_weights, v, max_weights):
                 continue
             b, g = _rebalance_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights,
-                                   conn, touched)
+                                   conn, touched, rooms, tree)
             if b >= 0:
                 heap_push_or_update(heap, key, pos, size, v, g)
         while size[0] > 0:
@@ -107,7 +128,7 @@ def rebalance(indptr, indices, edge_weights, vertex_weights, part, bw, max_weigh
             if not _relieves(bw, own, vertex_weights, v, max_weights):
                 continue
             b, g = _rebalance_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights,
-                                   conn, touched)
+                                   conn, touched, rooms, tree)
             if b < 0:
                 continue
             if g < popped:
@@ -117,6 +138,10 @@ def rebalance(indptr, indices, edge_weights, vertex_weights, part, bw, max_weigh
                 bw[own, c] -= vertex_weights[v, c]
                 bw[b, c] += vertex_weights[v, c]
             part[v] = b
+            rooms[own] = _room(bw, max_weights, own)
+            update_room(tree, rooms, own)
+            rooms[b] = _room(bw, max_weights, b)
+            update_room(tree, rooms, b)
             # neighbours in overloaded blocks now have other gains
             for e in range(indptr[v], indptr[v + 1]):
                 u = indices[e]
@@ -126,7 +151,7 @@ def rebalance(indptr, indices, edge_weights, vertex_weights, part, bw, max_weigh
                     heap_remove(heap, key, pos, size, u)
                     continue
                 bu, gu = _rebalance_move(u, indptr, indices, edge_weights, vertex_weights, part, bw,
-                                         max_weights, conn, touched)
+                                         max_weights, conn, touched, rooms, tree)
                 if bu < 0:
                     heap_remove(heap, key, pos, size, u)
                 else:
@@ -297,16 +322,6 @@ def _room_after(bw, max_weights, vertex_weights, v, b):
 
 
 @njit(cache=True, nogil=True)
-def _roomier(a, b, rooms):
-    """Of blocks a < b (either -1 for none), the one with more room; a on a tie (the lower block, as a scan)."""
-    if a < 0:
-        return b
-    if b < 0:
-        return a
-    return b if rooms[b] > rooms[a] else a
-
-
-@njit(cache=True, nogil=True)
 def _same_weights(vertex_weights, u, v):
     for c in range(vertex_weights.shape[1]):
         if vertex_weights[u, c] != vertex_weights[v, c]:
@@ -325,19 +340,14 @@ def place_isolated(vertex_weights, vertices, part, bw, max_weights):
     path per vertex: O(k + run length * log k) instead of a scan of the k blocks per vertex (9·10^5 unit-weight
     isolated vertices into k = 8192 blocks: 17 s of scans)."""
     k, ncon = bw.shape
-    leaves = 1
-    while leaves < k:
-        leaves *= 2
-    tree = np.full(2 * leaves, -1, dtype=np.int64)
+    tree = new_room_tree(k)
     rooms = np.empty(k, dtype=np.float64)
     i = 0
     while i < vertices.shape[0]:
         first = vertices[i]
         for b in range(k):
             rooms[b] = _room_after(bw, max_weights, vertex_weights, first, b)
-            tree[leaves + b] = b
-        for node in range(leaves - 1, 0, -1):
-            tree[node] = _roomier(tree[2 * node], tree[2 * node + 1], rooms)
+        build_room_tree(tree, rooms)
         while i < vertices.shape[0] and _same_weights(vertex_weights, vertices[i], first):
             v = vertices[i]
             best = tree[1]
@@ -345,10 +355,7 @@ def place_isolated(vertex_weights, vertices, part, bw, max_weights):
             for c in range(ncon):
                 bw[best, c] += vertex_weights[v, c]
             rooms[best] = _room_after(bw, max_weights, vertex_weights, v, best)
-            node = (leaves + best) // 2
-            while node >= 1:
-                tree[node] = _roomier(tree[2 * node], tree[2 * node + 1], rooms)
-                node //= 2
+            update_room(tree, rooms, best)
             i += 1
 
 
