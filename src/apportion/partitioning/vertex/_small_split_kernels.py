@@ -104,7 +104,7 @@ def split_recursively(indptr, indices, edge_weights, vertex_weights, targets, ep
             target0[c] = share0 * np.float64(total[c])
             halves[0, c] = share0 * np.float64(total[c])
             halves[1, c] = (1.0 - share0) * np.float64(total[c])
-        starts = np.empty(max(1, tries), dtype=np.int64)
+        starts = np.empty(max(1, min(tries, m)), dtype=np.int64)  # `initial.tries_for`
         for a in range(starts.shape[0]):
             starts[a] = mix_hash(a, s) % m
         patience = np.int64(min(max(0.01 * m, 25.0), 200.0))

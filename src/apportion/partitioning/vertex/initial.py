@@ -47,6 +47,13 @@ def _patience(n: int) -> int:
     return int(min(max(0.01 * n, 25), 200))
 
 
+def tries_for(n: int, tries: int) -> int:
+    """Greedy-growing tries for a bisection of n vertices: `tries`, at least one, at most n (a graph of 2 or 3
+    vertices has no more start vertices; the k - 1 tiny bisections of a very large k spent most of their time
+    repeating them)."""
+    return max(1, min(tries, n))
+
+
 def grow_and_refine(graph: LevelGraph, share0: float, limits: np.ndarray, options: PartitionOptions,
                     seed: int) -> np.ndarray:
     """Flat bisection: `initial_tries` greedy-graph-growing tries from seeded random start vertices, each
@@ -54,7 +61,7 @@ def grow_and_refine(graph: LevelGraph, share0: float, limits: np.ndarray, option
     A result still above a limit (vertex weights too coarse for FM alone) is rebalanced."""
     n = graph.n
     target0 = share0 * graph.vertex_weights.sum(axis=0).astype(np.float64)
-    starts = np.array([mix_hash(a, seed) % n for a in range(max(1, options.initial_tries))], dtype=np.int64)
+    starts = np.array([mix_hash(a, seed) % n for a in range(tries_for(n, options.initial_tries))], dtype=np.int64)
     part = grow_and_refine_tries(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, target0,
                                  limits, _targets(graph, share0), starts, seed, options.initial_fm_passes,
                                  _patience(n))
