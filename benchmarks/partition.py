@@ -5,6 +5,7 @@
     python benchmarks/partition.py --only rmat_18   # just these instances (full-mode k), own docs marker
     python benchmarks/partition.py --memory     # just the peak-memory comparison on delaunay 2^20
     python benchmarks/partition.py --large [--large-max 22]   # rmat/delaunay 2^21.., k = 64, peak memory
+    python benchmarks/partition.py --large-k    # k in the thousands up to n / 2
 
 Everyone runs on the same thread count (default 2), JIT warmed, graph I/O excluded from the times. Prints the
 tables and writes them into docs/partition.md between the markers `<!-- BEGIN partition-... -->` and
@@ -263,6 +264,63 @@ def large_text(threads: int, max_log: int, k: int = 64) -> str:
                      "cut / METIS", "balanced"], rows))
 
 
+def large_k_instances():
+    """The --large-k suite: (label, graph, k) with k in the thousands and up to n / 2, where the initial
+    partitioning's k - 1 splits and the balance kernels' per-block work decide the time."""
+    path = apportion.Graph.from_edges(np.arange(10**5 - 1), np.arange(1, 10**5), n=10**5)
+    mesh = apportion.generate("delaunay", n=10**5, seed=0)
+    u, v, _ = mesh.edges()
+    loose = apportion.Graph.from_edges(u, v, n=10**6)  # 90 % isolated vertices
+    return [("path 10^5", path, 5 * 10**4), ("delaunay 10^5", mesh, 5 * 10**4),
+            ("grid2d 1000²", apportion.generate("grid2d", rows=1000, cols=1000), 8192),
+            ("rmat 2^18", apportion.generate("rmat", n=1 << 18, seed=0), 8192),
+            ("delaunay 10^5 + 9·10^5 isolated", loose, 8192)]
+
+
+LARGE_K_TOOLS = ("apportion fast", "apportion default", "METIS", "KaMinPar default")
+
+
+def large_k_text(threads: int) -> str:
+    """The --large-k suite, in this process one tool after another (JIT warmed on a small large-k instance)."""
+    warm = apportion.generate("delaunay", n=4096, seed=1)
+    for preset in ("fast", "default"):
+        apportion.partition(warm, 2048, preset=preset, threads=threads)
+    tmp = Path(tempfile.mkdtemp(prefix="apportion-large-k-"))
+    rows = []
+    for label, graph, k in large_k_instances():
+        path = tmp / "graph.graph"
+        write_graph(graph, path)
+        results = {}
+        for tool in LARGE_K_TOOLS:
+            try:
+                if tool.startswith("apportion"):
+                    start = time.perf_counter()
+                    part = apportion.partition(graph, k, preset=tool.split()[1], threads=threads, seed=0,
+                                               imbalance=EPSILON).assignment
+                    seconds = time.perf_counter() - start
+                elif tool == "METIS":
+                    seconds, part = run_metis(graph, k, threads)
+                else:
+                    seconds, part = run_kaminpar(path, k, threads)
+                cut, ok, _ = cut_and_ok(graph, np.asarray(part), k)
+                results[tool] = (seconds, cut, ok)
+            except Exception as exc:  # an anchor failing is reported, not fatal
+                print(f"{tool} failed on {label}, k = {k}: {exc}", file=sys.stderr)
+                results[tool] = (float("nan"), 0, False)
+            print(f"[large-k] {label} k={k} {tool}: {results[tool]}", flush=True)
+        kmp_time, metis_cut = results["KaMinPar default"][0], results["METIS"][1]
+        for tool in LARGE_K_TOOLS:
+            seconds, cut, ok = results[tool]
+            rows.append([label if tool == LARGE_K_TOOLS[0] else "", f"{k:,}" if tool == LARGE_K_TOOLS[0] else "",
+                         tool, f"{seconds:.2f}", f"{seconds / kmp_time:.2f}", f"{cut:,}",
+                         f"{cut / metis_cut:.3f}" if metis_cut else "–", "yes" if ok else "NO"])
+        path.unlink()
+    return (f"Mode `large-k`, ε = {EPSILON}, {threads} threads, seed 0, in one process one tool after another "
+            f"(apportion's kernels compiled before on a 4096-vertex mesh at k = 2048; graph I/O excluded; KaMinPar "
+            f"from its METIS file); the machine is shared with other jobs (times are noisy).\n\n"
+            + table(["graph", "k", "tool", "time (s)", "time / KaMinPar", "cut", "cut / METIS", "balanced"], rows))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shared graphs only, k in {2, 8, 64}")
@@ -278,8 +336,17 @@ def main() -> int:
                              "in a fresh process with its peak memory (marker partition-large)")
     parser.add_argument("--large-max", type=int, default=21, metavar="LOG2",
                         help="the large suite doubles the graphs up to 2^LOG2 vertices (default 21)")
+    parser.add_argument("--large-k", action="store_true",
+                        help="only the large-k suite: k from 8192 to n / 2 on meshes, a path, R-MAT and a graph of "
+                             "isolated vertices (marker partition-large-k)")
     args = parser.parse_args()
     threads = args.threads
+    if args.large_k:
+        text = large_k_text(threads)
+        print(text)
+        if not args.no_docs:
+            write_docs("partition-large-k", text)
+        return 0
     if args.large:
         text = large_text(threads, args.large_max)
         print(text)
