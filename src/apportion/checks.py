@@ -99,14 +99,15 @@ def check_threads(threads: Any, *, name: str = "threads") -> int | None:
 
 
 def check_shares(values: Any, k: int | None = None, *, name: str = "targets", allow_zero: bool = False,
-                 normalise: bool = True, k_name: str = "k") -> np.ndarray:
+                 normalise: bool = True, k_name: str = "k", vector: bool = False) -> np.ndarray:
     """Relative sizes (block targets, processor speeds) as float64 shares.
 
     `values`: a sequence or array of length k (any length ≥ 1 when k is None); a 2-D (k, c) array holds one
     column per constraint. Every entry must be finite and positive (≥ 0 with `allow_zero`, when every column
     still has a positive entry), and the sum of every column finite. Returns the values divided by their
     column sums (shares summing to 1) when `normalise`, else the values as float64. None with a k gives equal
-    shares.
+    shares. `vector`: one value per entry only, returned 1-D (a (k, 1) column is taken as its values; a wider
+    2-D array is an InputError instead of k · c values).
     """
     if values is None:
         if k is None:
@@ -118,8 +119,10 @@ def check_shares(values: Any, k: int | None = None, *, name: str = "targets", al
         raise InputError(f"{name} must be numbers, got {values!r}") from None
     if array.ndim == 0:
         array = array.reshape(1)
-    if array.ndim > 2:
-        raise InputError(f"{name} must be a vector, got shape {array.shape}")
+    if array.ndim > 2 or (vector and array.ndim == 2 and array.shape[1] != 1):
+        raise InputError(f"{name} must be a vector (one value each), got shape {array.shape}")
+    if vector:
+        array = array.reshape(-1)
     if array.shape[0] == 0:
         raise InputError(f"{name}: need at least one value")
     if k is not None and array.shape[0] != k:

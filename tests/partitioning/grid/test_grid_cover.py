@@ -103,11 +103,17 @@ def test_comm_time_formula():
 @pytest.mark.parametrize("rows, cols, speeds, method", [
     (10, 10, [1, 0], "nphp"), (10, 10, [1, -2], "php"), (2, 2, [1] * 5, "nphp"), (0, 5, [1], "rows"),
     (10, 10, [1, float("nan")], "basic"), (10, 10, [], "nphp"), (10, 10, [1, 1], "zigzag"),
-    (3, 100, [1] * 4, "rows"), (2.5, 10, [1], "nphp"),
+    (3, 100, [1] * 4, "rows"), (2.5, 10, [1], "nphp"), (10, 10, [[1, 2], [3, 4]], "nphp"),
 ])
 def test_bad_input_raises_input_error(rows, cols, speeds, method):
     with pytest.raises(InputError):
         partition_grid(rows, cols, speeds, method=method)
+
+
+def test_a_column_of_speeds_is_a_vector():
+    """Speeds given as a (p, 1) column are p speeds; a (2, 2) table was four processors before (now refused)."""
+    column = partition_grid(10, 10, [[1], [3]], method="nphp")
+    assert np.array_equal(column.owner_array(), partition_grid(10, 10, [1, 3], method="nphp").owner_array())
 
 
 @pytest.mark.parametrize("method", ALL)

@@ -102,7 +102,7 @@ def test_limits_take_the_targets_ratio_exactly():
 
 @pytest.mark.parametrize("targets", [[[1, 2], [1, 2]], [[1, 2, 3], [4, 5, 6]]])
 def test_targets_are_one_size_per_block(targets):
-    with pytest.raises(apportion.InputError, match="one relative size per block"):
+    with pytest.raises(apportion.InputError, match=r"targets must be a vector \(one value each\), got shape"):
         apportion.partition(grid(4, 4), 2, targets=targets)
     single_column = apportion.partition(grid(4, 4), 2, targets=[[1], [3]])
     assert single_column.max_block_weights.ravel().tolist() == [4, 12]

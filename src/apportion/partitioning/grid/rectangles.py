@@ -124,7 +124,7 @@ def check_grid_input(rows, cols, speeds) -> tuple[int, int, np.ndarray]:
         raise InputError(f"grid size must be integers, got {rows!r} × {cols!r}") from None
     if rows_i != rows or cols_i != cols or rows_i < 1 or cols_i < 1:
         raise InputError(f"grid size must be positive integers, got {rows!r} × {cols!r}")
-    s = check_shares(speeds, name="speeds", normalise=False).reshape(-1)
+    s = check_shares(speeds, name="speeds", normalise=False, vector=True)
     top = float(s.max())
     if not 2.0 ** -500 <= top <= 2.0 ** 500:
         # relative speeds near the float range's ends: the layouts multiply them by grid lengths, so bring the

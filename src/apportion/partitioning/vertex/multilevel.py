@@ -96,10 +96,7 @@ def partition(graph, k: int, *, targets=None, imbalance: float = 0.03, seed: int
     preset_name = preset if isinstance(preset, str) else "custom"
     vertex_weights = kernel_vertex_weights(graph)
     total = vertex_weights.sum(axis=0)
-    sizes = check_shares(targets, k, normalise=False)  # the limits take the ratios exactly, not as float shares
-    if sizes.ndim == 2 and sizes.shape[1] != 1:  # one target per block, shared by every constraint
-        raise InputError(f"targets must be one relative size per block (length k = {k}), got shape {sizes.shape}")
-    sizes = sizes.reshape(-1)
+    sizes = check_shares(targets, k, normalise=False, vector=True)  # the limits take the exact ratios
     targets = check_shares(sizes, k)
     limits = max_block_weights(total, sizes, epsilon)
     check_feasible(vertex_weights, total, limits, epsilon)
