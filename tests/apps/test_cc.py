@@ -72,9 +72,10 @@ def test_exported_and_checked():
         connected_components("graph")
     with pytest.raises(InputError):
         connected_components(Graph.from_edges([0], [1], n=2), devices=0)
-    with pytest.raises(InputError):
-        connected_components(Graph.from_edges([0], [1], n=2), priority_delta="auto")
-    for bad in ({"method": "hook"}, {"segment": 0}, {"transport": "mpi"}):
+    with pytest.raises(InputError, match="priority delta must be 'off' or a positive number"):
+        connected_components(Graph.from_edges([0], [1], n=2), method="worklist", priority_delta="auto")
+    for bad in ({"method": "hook"}, {"segment": 0}, {"transport": "mpi"}, {"segment": "x"}, {"segment": 1.5},
+                {"segment": True}, {"segment": float("inf")}, {"segment": None}):
         with pytest.raises(InputError):
             connected_components(Graph.from_edges([0], [1], n=2), **bad)
 

@@ -129,7 +129,8 @@ def test_threshold_and_bad_parameters():
     assert residual_threshold(100, 0.85, 1e-3) == pytest.approx(1e-3 * 0.15**2 / 400)
     graph = Graph.from_edges([0], [1], n=2)
     assert apportion.pagerank is pagerank
-    for bad in ({"alpha": 1.0}, {"alpha": 0}, {"tolerance": 0}, {"tolerance": -1}):
+    for bad in ({"alpha": 1.0}, {"alpha": 0}, {"tolerance": 0}, {"tolerance": -1}, {"alpha": "x"},
+                {"alpha": None}, {"tolerance": [0.5]}, {"tolerance": True}):
         with pytest.raises(InputError):
             pagerank(graph, **bad)
     with pytest.raises(InputError):

@@ -97,6 +97,12 @@ def test_bad_weights_and_arguments_are_input_errors():
         sssp(graph, 0, priority_delta=0)
     with pytest.raises(InputError):
         sssp(graph, 0, priority_delta="fast")
+    with pytest.raises(InputError):
+        sssp(graph, 0, priority_delta=True)
+    with pytest.raises(InputError, match="real numbers"):
+        sssp(graph, 0, weights=np.full(arcs, 2 + 5j))
+    with pytest.raises(InputError):
+        sssp(graph, 0, weights=[[1.0]] + [[1.0, 2.0]] * (arcs - 1))
     assert arc_weights(graph).tolist() == [1.0] * arcs
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import apportion
 from apportion.errors import InputError
 from apportion.graph.generate import generate
 from apportion.platform.cpu import CPUDevice
@@ -73,6 +74,21 @@ def test_bad_placements_are_refused(graph):
         Placement(np.zeros(5, dtype=np.int32), 2, "ranges").check(graph)
     with pytest.raises(InputError):
         resolve_placement(42, graph, [CPUDevice(1)] * 2, 0)
+    with pytest.raises(InputError):
+        place(graph, 2, speeds=[1, "x"])
+
+
+@pytest.mark.parametrize("wrong", [7, -1, 2])
+def test_a_placement_naming_a_device_the_run_lacks_is_refused(graph, wrong):
+    """An owner id outside 0..k-1 made every app wait forever (its seeds counted, never delivered)."""
+    owner = np.zeros(graph.n, dtype=np.int32)
+    owner[graph.n // 2] = wrong
+    with pytest.raises(InputError, match=f"gives vertex {graph.n // 2} to device {wrong}"):
+        apportion.bfs(graph, 0, devices=2, placement=Placement(owner, 2, "mine"))
+    with pytest.raises(InputError, match="integer device ids"):
+        Placement(np.zeros(graph.n), 2, "mine").check(graph)
+    good = Placement(list(np.arange(graph.n) % 2), 2, "mine")  # a list is taken as an array
+    assert good.check(graph, 2) is good
 
 
 def test_partition_targets_come_from_the_measured_speeds(graph, tmp_path, monkeypatch):

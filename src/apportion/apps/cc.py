@@ -25,6 +25,7 @@ import numpy as np
 from scipy.sparse.csgraph import connected_components as scipy_components
 
 from apportion.apps._cc_kernels import cc_step, forest_labels, hook_segment, merge_forest
+from apportion.checks import integer
 from apportion.errors import InputError
 from apportion.graph.csr import Graph
 from apportion.platform.cuda import CudaKernel
@@ -70,10 +71,10 @@ def connected_components(graph: Graph, *, devices=2, method: str = "topology", t
         raise InputError(f"unknown CC method {method!r}; choose one of {', '.join(METHODS)}")
     if transport not in ("threads", "ray"):
         raise InputError(f"unknown transport {transport!r} for CC; choose threads or ray")
-    delta = check_delta(priority_delta)
+    delta = check_delta(priority_delta, automatic=False)
     device_list = resolve_devices(devices)
     if method == "topology":
-        return _topology(graph, device_list, int(segment), transport, cluster)
+        return _topology(graph, device_list, integer(segment, "segment", low=1), transport, cluster)
     chosen = resolve_placement(placement, graph, device_list, seed)
     program = WorklistProgram("cc", cc_step, weights=np.empty(0, dtype=np.int64), initial_value=UNLABELLED,
                               dtype=np.dtype(np.int64), priority=True,

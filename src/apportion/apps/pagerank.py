@@ -98,6 +98,9 @@ def _check_graph(graph) -> Graph:
 
 
 def _check_parameters(alpha, tolerance) -> tuple[float, float]:
+    for name, value in (("alpha", alpha), ("tolerance", tolerance)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise InputError(f"{name} must be a number, got {value!r}")
     alpha, tolerance = float(alpha), float(tolerance)
     if not 0.0 < alpha < 1.0:
         raise InputError(f"alpha must be in (0, 1), got {alpha:g}")

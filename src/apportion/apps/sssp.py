@@ -46,9 +46,12 @@ def arc_weights(graph: Graph, weights=None) -> np.ndarray:
             return np.ones(len(graph.indices), dtype=np.float64)
         return graph.edge_weights.astype(np.float64)
     try:
-        arr = np.asarray(weights, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError("weights must be numbers") from None
+        raw = np.asarray(weights)
+    except (TypeError, ValueError):  # a ragged list
+        raise InputError("weights must be one number per arc") from None
+    if raw.dtype.kind not in "biuf":  # complex (its imaginary part would be dropped), text, objects
+        raise InputError(f"weights must be real numbers, got {raw.dtype} values")
+    arr = raw.astype(np.float64)
     if arr.shape != (len(graph.indices),):
         raise InputError(f"weights must have one entry per arc ({len(graph.indices)}), got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):

@@ -123,7 +123,9 @@ def _priority_delta(text: str | None):
 def _devices(args: argparse.Namespace):
     if args.platform is not None:
         return list(platform_argument(args.platform).devices)
-    return integer(2 if args.devices is None else args.devices, "--devices", low=1)
+    from apportion.runtime.distributed_worklist import MAX_DEVICES
+
+    return integer(2 if args.devices is None else args.devices, "--devices", low=1, high=MAX_DEVICES)
 
 
 def run_app(args: argparse.Namespace) -> int:

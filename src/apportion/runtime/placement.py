@@ -60,6 +60,8 @@ class Placement:
     cut: int = 0  # edges {u, v} whose ends have different owners
 
     def __post_init__(self) -> None:
+        if not isinstance(self.owner, np.ndarray):  # a list from the caller
+            object.__setattr__(self, "owner", np.asarray(self.owner))
         self.owner.setflags(write=False)
 
     @property
@@ -76,6 +78,16 @@ class Placement:
             raise InputError(f"placement has {self.n} vertices, the graph {graph.n}")
         if k is not None and self.k != k:
             raise InputError(f"placement is for {self.k} devices, the run has {k}")
+        owner = self.owner
+        if owner.ndim != 1 or not np.issubdtype(owner.dtype, np.integer):
+            raise InputError(f"placement owner must be a vector of integer device ids, got {owner.dtype} of shape "
+                             f"{owner.shape}")
+        if owner.size:
+            wrong = np.flatnonzero((owner < 0) | (owner >= self.k))
+            if wrong.size:  # an owner no device has: its items were counted but never delivered (a hang)
+                v = int(wrong[0])
+                raise InputError(f"placement gives vertex {v} to device {int(owner[v])}, but there are only "
+                                 f"{self.k} devices (ids 0..{self.k - 1})")
         return self
 
 
@@ -100,7 +112,10 @@ def _targets(speeds, k: int, devices=None):
             speeds = peaks
     if speeds is None:
         return None
-    shares = np.asarray(speeds, dtype=np.float64)
+    try:
+        shares = np.asarray(speeds, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"speeds must be {k} positive numbers, got {speeds!r}") from None
     if shares.shape != (k,) or not np.all(np.isfinite(shares)) or np.any(shares <= 0):
         raise InputError(f"speeds must be {k} positive numbers, got {speeds!r}")
     return shares / shares.sum()

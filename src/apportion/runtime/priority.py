@@ -54,14 +54,15 @@ def auto_delta(weights: np.ndarray | None) -> float:
     return max(AUTO_DELTA_MEAN_WEIGHTS * mean, np.finfo(np.float64).tiny)
 
 
-def check_delta(delta) -> float | None:
-    """Δ as a positive float, or None for "off" (None, "off", 0 is refused: it would never advance)."""
+def check_delta(delta, *, automatic: bool = True) -> float | None:
+    """Δ as a positive float, or None for "off" (None, "off", 0 is refused: it would never advance). `automatic`:
+    whether the app takes "auto" (which it resolves itself before calling this), for the message."""
     if delta is None or (isinstance(delta, str) and delta == "off"):
         return None
-    try:
-        value = float(delta)
-    except (TypeError, ValueError):
-        raise InputError(f"priority delta must be 'auto', 'off' or a positive number, got {delta!r}") from None
+    choices = "'auto', 'off'" if automatic else "'off'"
+    if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, (int, float, np.integer, np.floating)):
+        raise InputError(f"priority delta must be {choices} or a positive number, got {delta!r}")
+    value = float(delta)
     if not (value > 0 and math.isfinite(value)):
         raise InputError(f"priority delta must be a positive finite number, got {delta!r}")
     return value
