@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -19,10 +20,19 @@ from apportion.partitioning.edge.metrics import balanced_capacity, copy_statisti
 def test_capacity_bounds(m, k, eps):
     lower, upper = balanced_capacity(m, k, eps)
     assert upper >= math.ceil(m / k) and k * upper >= m and lower * k <= m
-    if upper > math.ceil(m / k):
-        assert upper / (m / k) - 1 <= eps + 1e-9
+    if upper > math.ceil(m / k):  # exactly: ε as the decimal it was written as
+        assert Fraction(upper * k, m) - 1 <= Fraction(repr(eps))
     if eps == 0:
         assert (lower, upper) == (m // k, math.ceil(m / k))
+
+
+def test_capacity_takes_epsilon_exactly():
+    """Just under a threshold stays under it (a 1e-9 slack allowed 3 of m = 12 on k = 11 at ε = 1.749999999999,
+    max / avg - 1 = 1.75 > ε), and ε = 0.15 is 0.15, not the float just below it."""
+    assert balanced_capacity(12, 11, 1.749999999999)[1] == 2
+    assert balanced_capacity(12, 11, 1.75)[1] == 3
+    assert balanced_capacity(2000, 20, 0.15)[1] == 115
+    assert balanced_capacity(7, 2, 1e300)[1] == 7
 
 
 @settings(max_examples=60, deadline=None)

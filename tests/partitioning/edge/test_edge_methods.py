@@ -133,3 +133,43 @@ def test_to_dict_keys(power_law):
     assert set(d) == {"k", "method", "edges_per_part", "vertex_copies", "replication_factor",
                       "edge_imbalance", "time_s", "details"}
     assert len(result.to_dict(include_assignment=True)["assignment"]) == power_law.m
+
+
+@pytest.mark.parametrize("method", ["wvp-random", "wvp-greedy"])
+def test_wvp_ignores_edge_weights(power_law, method):
+    """Every edge is one unit of work: the weights were kept in the weighted vertex graph and changed the result."""
+    weights = np.random.default_rng(0).integers(1, 50, power_law.indices.shape[0])
+    weights = np.maximum(weights, weights[_reverse_arcs(power_law)])  # symmetric
+    weighted = power_law.with_weights(edge_weights=weights)
+    plain = partition_edges(power_law, 6, method=method, seed=2)
+    assert np.array_equal(partition_edges(weighted, 6, method=method, seed=2).assignment, plain.assignment)
+
+
+def _reverse_arcs(graph):
+    """For every arc u -> v, the index of v -> u."""
+    rows = np.repeat(np.arange(graph.n), np.diff(graph.indptr))
+    keys = rows.astype(np.int64) * graph.n + graph.indices
+    reverse = graph.indices.astype(np.int64) * graph.n + rows
+    return np.searchsorted(keys, reverse)
+
+
+def test_hypergraph_takes_every_documented_seed():
+    """Mt-KaHyPar's seed is a C int: a seed of 2^31 and up was a TypeError (exit 1 from the CLI)."""
+    pytest.importorskip("mtkahypar")
+    graph = Graph.from_edges([0, 1, 2, 3, 0], [1, 2, 3, 0, 2])
+    for seed in (2**31, 2**32 - 1):
+        check_result(graph, partition_edges(graph, 2, method="hypergraph", seed=seed), 2, 0.0)
+
+
+@pytest.mark.parametrize("imbalance", [1.0, 1e16, 1e300])
+def test_metis_vertex_partitioner_takes_any_imbalance(imbalance):
+    """A large ε overflowed METIS's int ufactor (from 1e16) or made its bisection degenerate (from 0.8: empty
+    blocks and one holding most, "Cannot bisect a graph with 0 vertices" on stdout); it is handed over capped."""
+    pytest.importorskip("pymetis")
+    from apportion.partitioning.edge.vertex_partitioner import partition_vertices
+
+    grid = Graph.from_networkx(__import__("networkx").grid_2d_graph(4, 4))
+    weighted = grid.with_weights(vertex_weights=grid.degrees().astype(np.int64))
+    part, used = partition_vertices(weighted, 8, imbalance=imbalance, seed=12345, which="metis")
+    weights = np.bincount(part, weights=weighted.vertex_weight_vector(), minlength=8)
+    assert used == "metis" and weights.min() > 0 and weights.max() <= 1.5 * weights.sum() / 8

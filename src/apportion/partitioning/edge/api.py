@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 
 from apportion._registry import Registry
-from apportion.checks import check_imbalance, check_k, check_seed, check_threads
+from apportion.checks import check_imbalance, check_k, check_seed, check_threads, integer
 from apportion.errors import InputError
 from apportion.graph.csr import as_graph
 from apportion.partitioning.edge import ne, spac, streaming, wvp
@@ -25,6 +25,11 @@ from apportion.partitioning.edge.refine import refine_balanced
 from apportion.partitioning.edge.result import EdgePartition, make_edge_partition
 from apportion.partitioning.edge.vertex_partitioner import VERTEX_PARTITIONERS
 from apportion.partitioning.vertex.options import PRESETS, PartitionOptions
+
+
+#: bounds of two integer options (beyond them int64 arithmetic in the kernels overflows; no run needs more)
+MAX_DOMINANT_WEIGHT = 10**9
+MAX_REFINE_PASSES = 10**6
 
 
 def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
@@ -41,17 +46,16 @@ def _check(graph, k, imbalance, seed, method, options) -> EdgePartitionOptions:
     if opts.vertex_partitioner not in VERTEX_PARTITIONERS:
         raise InputError(f"vertex_partitioner must be one of {', '.join(VERTEX_PARTITIONERS)}, "
                          f"got {opts.vertex_partitioner!r}")
-    if not (isinstance(opts.dominant_weight, (int, np.integer)) and opts.dominant_weight >= 1):
-        raise InputError(f"dominant_weight must be a positive integer, got {opts.dominant_weight!r}")
-    if opts.vertex_imbalance is not None and not (opts.vertex_imbalance >= 0):
-        raise InputError(f"vertex_imbalance must be ≥ 0, got {opts.vertex_imbalance!r}")
-    if not (isinstance(opts.lam, (int, float)) and math.isfinite(opts.lam) and opts.lam >= 0):
+    # the Ψ-transformed graph's edge weights sum in int64: a billion per dominant edge leaves room for 9·10^9 edges
+    integer(opts.dominant_weight, "dominant_weight", low=1, high=MAX_DOMINANT_WEIGHT)
+    if opts.vertex_imbalance is not None:
+        check_imbalance(opts.vertex_imbalance, name="vertex_imbalance")
+    if isinstance(opts.lam, (bool, np.bool_)) or not isinstance(opts.lam, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(opts.lam) or opts.lam < 0:
         raise InputError(f"lam (HDRF's λ) must be a finite number ≥ 0, got {opts.lam!r}")
     if opts.refine is not None and not isinstance(opts.refine, (bool, np.bool_)):
         raise InputError(f"refine must be True, False or None, got {opts.refine!r}")
-    if isinstance(opts.refine_passes, bool) or not isinstance(opts.refine_passes, (int, np.integer)) \
-            or opts.refine_passes < 0:
-        raise InputError(f"refine_passes must be an integer ≥ 0, got {opts.refine_passes!r}")
+    integer(opts.refine_passes, "refine_passes", low=0, high=MAX_REFINE_PASSES)
     if isinstance(opts.run_cap, bool) or not isinstance(opts.run_cap, (int, np.integer)) or opts.run_cap < 1:
         raise InputError(f"run_cap must be an integer ≥ 1, got {opts.run_cap!r}")
     if opts.vertex_preset is not None and not isinstance(opts.vertex_preset, PartitionOptions) \

@@ -39,7 +39,7 @@ def hypergraph_partition(graph, k: int, imbalance: float, seed: int, *, threads:
     epsilon = max(float(imbalance), 0.001)
     context.set_partitioning_parameters(int(k), epsilon, mtkahypar.Objective.KM1)
     context.logging = False
-    mtkahypar.set_seed(int(seed))
+    mtkahypar.set_seed(int(seed) % (2**31))  # its seed is a C int: 0 .. 2^32 - 1 folded into 0 .. 2^31 - 1
     inc = edge_incidence(graph)
     # nets: the incident edge ids of every vertex of degree ≥ 2 (a degree-1 net can never be cut)
     degrees = graph.degrees()

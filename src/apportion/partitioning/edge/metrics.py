@@ -7,6 +7,9 @@ neither as copies nor in the replication factor's denominator. The computation i
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 DENSE_LIMIT = 50_000_000  # n·k cells up to which a dense boolean table is used
@@ -48,7 +51,7 @@ def balanced_capacity(m: int, k: int, imbalance: float) -> tuple[int, int]:
     part holds ⌊m/k⌋ or ⌈m/k⌉ edges. Otherwise parts may be lighter (lower = 0).
     """
     ceil = -(-m // k)
-    allowed = (1.0 + imbalance) * m / k + 1e-9  # inf for a huge ε: no part needs more than all m edges
-    upper = max(ceil, m if allowed >= m else int(np.floor(allowed)))
+    rate = Fraction(repr(float(imbalance)))  # ε as the decimal it was written as (0.15, not the float below it)
+    upper = max(ceil, min(m, math.floor((1 + rate) * m / k)))  # exact: 1.749999999999 is not 1.75
     lower = m // k if upper == ceil else 0
     return lower, upper

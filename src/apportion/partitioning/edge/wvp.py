@@ -21,7 +21,7 @@ def wvp(graph, k: int, imbalance: float, seed: int, *, greedy: bool,
         vertex_preset: str = "default") -> tuple[np.ndarray, dict]:
     """Return (assignment in canonical edge order, details)."""
     degrees = graph.degrees().astype(np.int64)
-    weighted = graph.with_weights(vertex_weights=degrees)
+    weighted = graph.with_weights(vertex_weights=degrees, edge_weights=None)  # every edge is one unit of work
     eps = max(imbalance, 0.01) if vertex_imbalance is None else float(vertex_imbalance)
     part, used = partition_vertices(weighted, k, imbalance=eps, seed=seed, which=vertex_partitioner,
                                       preset=vertex_preset)
