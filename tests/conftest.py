@@ -44,6 +44,18 @@ def pytest_collection_modifyitems(config, items):
         test._hypothesis_internal_use_settings = settings(current, max_examples=current.max_examples * NIGHTLY_FACTOR)
 
 
+@pytest.fixture(autouse=True)
+def _numba_threads_restored():
+    """Each test starts with the thread count the one before it found: tests that call the partitioner's internals
+    (`multilevel._multilevel`, which sets a level's threads and leaves restoring them to `partition`) left one
+    thread behind, and a later test of the thread count failed depending on the order."""
+    import numba
+
+    threads = numba.get_num_threads()
+    yield
+    numba.set_num_threads(threads)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _calibration_cache(tmp_path_factory):
     """Measured CPU speeds (apportion.platform.calibrate) go to a session folder, never the user's cache; CLI

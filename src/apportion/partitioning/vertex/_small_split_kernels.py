@@ -3,7 +3,7 @@ split of a small graph, its halves', their halves' and so on, in one call.
 
 In Python every split cost about 0.2 ms around a kernel of 30 µs (a subgraph, limits, tries, a rebalance
 check), and a large k makes k - 1 splits: k = 5·10^4 blocks of a 10^5-vertex path took 12 s of initial
-partitioning. Below `initial.SMALL_SPLIT_VERTICES` vertices a bisection is flat (`initial.grow_and_refine`), so
+partitioning. Up to `initial.small_split_vertices` vertices a bisection is flat (`initial.grow_and_refine`), so
 the whole subtree of splits runs here with the same steps: the same limits, tries, FM and rebalance.
 """
 
@@ -98,12 +98,11 @@ def split_recursively(indptr, indices, edge_weights, vertex_weights, targets, ep
         both = share0 + (1.0 - share0)  # normalised as `balance.max_block_weights` normalises them
         shares = np.array([share0 / both, (1.0 - share0) / both])
         limits = float_max_block_weights(total, shares, level_epsilon)
-        target0 = np.empty(ncon, dtype=np.float64)
-        halves = np.empty((2, ncon), dtype=np.float64)
+        halves = np.empty((2, ncon), dtype=np.float64)  # the target weights of the two sides
         for c in range(ncon):
-            target0[c] = share0 * np.float64(total[c])
             halves[0, c] = share0 * np.float64(total[c])
             halves[1, c] = (1.0 - share0) * np.float64(total[c])
+        target0 = halves[0].copy()
         starts = np.empty(max(1, min(tries, m)), dtype=np.int64)  # `initial.tries_for`
         for a in range(starts.shape[0]):
             starts[a] = mix_hash(a, s) % m

@@ -81,7 +81,7 @@ def bisect(graph: LevelGraph, share0: float, epsilon: float, options: PartitionO
     """
     limits = _bisection_limits(graph, share0, epsilon)
     targets = np.array([share0, 1.0 - share0])
-    if graph.n <= 2 * options.bisection_coarsest:
+    if graph.n <= 2 * options.bisection_coarsest:  # flat (`small_split_vertices` splits these in one kernel)
         return grow_and_refine(graph, share0, limits, options, seed)
     # Suitor matching is a serial kernel: no parallel-region start-ups on these many small graphs
     sub_options = replace(options, coarsest_per_block=0, coarsest_min=options.bisection_coarsest,
@@ -122,15 +122,16 @@ def _split(graph: LevelGraph, ids: np.ndarray, targets: np.ndarray, first_block:
     with using_threads(None if graph.n >= PARALLEL_MIN_VERTICES else 1):  # a small bisection: one thread
         part = bisect(graph, share0, level_epsilon, options, seed)
     halves = [np.flatnonzero(part == side) for side in (0, 1)]
-    graphs = [induced_level(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, half)
-              for half in halves]
+
+    def half_graph(side: int) -> LevelGraph:  # made by the half's own call: one side's subgraph at a time
+        return induced_level(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, halves[side])
 
     def split_left():
-        _split(graphs[0], ids[halves[0]], targets[:k0], first_block, epsilon, options, (seed * 31 + 1) % (1 << 40),
-               out)
+        _split(half_graph(0), ids[halves[0]], targets[:k0], first_block, epsilon, options,
+               (seed * 31 + 1) % (1 << 40), out)
 
     def split_right():
-        _split(graphs[1], ids[halves[1]], targets[k0:], first_block + k0, epsilon, options,
+        _split(half_graph(1), ids[halves[1]], targets[k0:], first_block + k0, epsilon, options,
                (seed * 31 + 2) % (1 << 40), out)
 
     if k >= 4 and graph.n >= PAIR_MIN_VERTICES:
