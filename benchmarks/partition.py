@@ -341,24 +341,16 @@ def main() -> int:
                              "isolated vertices (marker partition-large-k)")
     args = parser.parse_args()
     threads = args.threads
-    if args.large_k:
-        text = large_k_text(threads)
-        print(text)
-        if not args.no_docs:
-            write_docs("partition-large-k", text)
-        return 0
-    if args.large:
-        text = large_text(threads, args.large_max)
-        print(text)
-        if not args.no_docs:
-            write_docs("partition-large", text)
-        return 0
-    if args.memory:
-        text = memory_text(threads)
-        print(text)
-        if not args.no_docs:
-            write_docs("partition-memory", text)
-        return 0
+    # the single-table modes: (chosen, docs marker, how to make the table)
+    for chosen, marker, make in ((args.large_k, "partition-large-k", lambda: large_k_text(threads)),
+                                 (args.large, "partition-large", lambda: large_text(threads, args.large_max)),
+                                 (args.memory, "partition-memory", lambda: memory_text(threads))):
+        if chosen:
+            text = make()
+            print(text)
+            if not args.no_docs:
+                write_docs(marker, text)
+            return 0
     ks = [2, 8, 64] if args.quick else [2, 8, 64, 256]
     only = set(args.only.split(",")) if args.only else None
     # the larger real graphs live in the optional shared folder (FileNotFoundError naming APPORTION_GRAPHS)
