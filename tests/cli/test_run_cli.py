@@ -127,7 +127,7 @@ def test_table_and_timeline_picture(tmp_path, capsys):
     (["bfs", "G", "--source", "0", "--seed", "-1"], "--seed must be between 0 and"),
     (["bfs", "dataset:no-such-graph", "--source", "0"], "no-such-graph"),
     (["dfs", "G", "--source", "0"], "invalid choice: 'dfs'"),
-    (["bfs", "G", "--source", "0", "--devices", "99999999999999999999"], "devices must be between 1 and 256"),
+    (["bfs", "G", "--source", "0", "--devices", "99999999999999999999"], "--devices must be at most 256"),
     (["cc", "EMPTY"], "the graph has no vertices"),
     (["pbf", "EMPTY", "--high", "3"], "the graph has no vertices"),
     (["bfs", "EMPTY", "--source", "0"], "the graph has no vertices"),
