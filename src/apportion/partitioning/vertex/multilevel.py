@@ -324,7 +324,7 @@ def _blocks_for_core(limits: np.ndarray, core_total: np.ndarray, epsilon: float)
 
     Isolated vertices go anywhere at no cost, so when they are most of the weight the core need not be spread
     over all k blocks: 10^5 delaunay vertices beside 9·10^5 isolated ones at k = 8192 cut 60,735 spread over
-    every block (each holding 12 core vertices and up to 5 times that) where KaMinPar, packing them, cut 31,873."""
+    every block (each holding 12 core vertices and up to 5 times that), 31,565 packed (KaMinPar: 31,873)."""
     if limits.shape[1] != 1:
         return None
     order = np.argsort(-limits[:, 0], kind="stable")
