@@ -1,5 +1,5 @@
 """`_small_split_kernels`: the recursive bisection of small graphs in one kernel call takes the same steps as
-the Python recursion (`initial._split`), and large k stays balanced."""
+the Python recursion (`initial.split_blocks`), and large k stays balanced."""
 
 from __future__ import annotations
 

@@ -132,24 +132,31 @@ def coarsest_size(k: int, options: PartitionOptions) -> int:
 
 
 def cluster_weight_cap(graph: LevelGraph, k: int, targets: np.ndarray, epsilon: float,
-                       options: PartitionOptions) -> np.ndarray:
+                       options: PartitionOptions, per_block: int | None = None) -> np.ndarray:
     """Maximum weight of a coarse vertex per constraint (KaMinPar's max cluster weight, scaled to the smallest
     target so a coarse vertex always fits the smallest block's slack, and METIS's 1.5 W / CoarsenTo)."""
     total = graph.vertex_weights.sum(axis=0)
     heaviest = graph.vertex_weights.max(axis=0) if graph.n else np.zeros_like(total)
-    return cluster_weight_cap_of(graph.n, total, heaviest, k, targets, epsilon, options)
+    return cluster_weight_cap_of(graph.n, total, heaviest, k, targets, epsilon, options, per_block)
 
 
 def cluster_weight_cap_of(n: int, total: np.ndarray, heaviest: np.ndarray, k: int, targets: np.ndarray,
-                          epsilon: float, options: PartitionOptions) -> np.ndarray:
+                          epsilon: float, options: PartitionOptions, per_block: int | None = None) -> np.ndarray:
     """`cluster_weight_cap` of a graph with n vertices, total vertex weight `total` and heaviest vertex weight
-    `heaviest` per constraint (the GPU coarsening keeps its graph on the device and reads back only these)."""
+    `heaviest` per constraint (the GPU coarsening keeps its graph on the device and reads back only these).
+
+    The cap is sized for the blocks a level of n vertices is partitioned into: k, or fewer on small levels (n /
+    `coarsest_per_block`). With `per_block` (deep multilevel, `deep.py`), a level of n vertices is partitioned
+    into about n / per_block groups of blocks, and the cap is sized for those."""
     total = np.asarray(total).astype(np.float64)
     heaviest = np.asarray(heaviest)
-    k_eff = min(k, max(2.0, n / max(options.coarsest_per_block, 1)))
+    deep = per_block is not None
+    per_block = options.coarsest_per_block if per_block is None else per_block
+    k_eff = min(k, max(2.0, n / max(per_block, 1)))
     with np.errstate(over="ignore"):  # a huge ε: inf, capped at the total below
         by_epsilon = options.cluster_weight_fraction * epsilon * float(targets.min()) * k * total / k_eff
-    by_size = 1.5 * total / coarsest_size(k, options)
+    coarsest = max(options.coarsest_per_block * k_eff, options.coarsest_min) if deep else coarsest_size(k, options)
+    by_size = 1.5 * total / coarsest
     # never above the total (a huge epsilon made it overflow int64 and the coarsening took garbage caps)
     cap = np.maximum(np.floor(np.minimum(np.maximum(by_epsilon, by_size), total)), heaviest)
     return np.maximum(cap, 1).astype(np.int64)
@@ -224,21 +231,22 @@ def max_levels(n: int) -> float:
     return 4 * math.log2(max(n, 2)) + 8
 
 
-def coarsen(graph: LevelGraph, ctx: PartitionContext,
-            blocks: np.ndarray | None = None) -> tuple[list[LevelGraph], list[np.ndarray], np.ndarray | None]:
+def coarsen(graph: LevelGraph, ctx: PartitionContext, blocks: np.ndarray | None = None, limit: int | None = None,
+            per_block: int | None = None) -> tuple[list[LevelGraph], list[np.ndarray], np.ndarray | None]:
     """The hierarchy [G0, G1, ...], the maps cmaps[i] from G_i to G_{i+1}, and (with `blocks`, a partition of
     G0 that every cluster must respect, for V-cycles) that partition carried to the coarsest graph.
 
     Reads k, targets, epsilon, options, seed and threads (None: leave Numba's setting alone) from `ctx`.
 
-    Stops when a graph has at most `coarsest_size` vertices or a level keeps more than `min_shrink` of its
-    vertices. With coarsening "auto", levels use matching while it shrinks the graph by at least a third and
+    Stops when a graph has at most `limit` (None: `coarsest_size`) vertices or a level keeps more than
+    `min_shrink` of its vertices; `per_block` sizes the cluster-weight cap for deep multilevel's groups
+    (`cluster_weight_cap_of`). With coarsening "auto", levels use matching while it shrinks the graph by at least a third and
     switch to label-propagation clustering for good once it does not (matching stalls on power-law graphs).
     """
     k, options, threads = ctx.k, ctx.options, ctx.threads
     levels = [graph]
     cmaps: list[np.ndarray] = []
-    limit = coarsest_size(k, options)
+    limit = coarsest_size(k, options) if limit is None else limit
     method = first_method(options, graph.n, blocks)
     current_blocks = None if blocks is None else np.ascontiguousarray(blocks, dtype=np.int32)
     level = 0
@@ -246,7 +254,7 @@ def coarsen(graph: LevelGraph, ctx: PartitionContext,
         current = levels[-1]
         if threads is not None:
             level_threads(current.n, threads)
-        cap = cluster_weight_cap(current, k, ctx.targets, ctx.epsilon, options)
+        cap = cluster_weight_cap(current, k, ctx.targets, ctx.epsilon, options, per_block)
         labels = cluster_level(current, cap, method, options, ctx.seed * 7919 + level, current_blocks)
         cmap, coarse_n = labels_to_cmap(labels)
         del labels  # n entries, not held through the contraction (the peak of a mesh's first level)

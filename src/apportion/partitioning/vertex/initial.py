@@ -101,16 +101,22 @@ def bisect(graph: LevelGraph, share0: float, epsilon: float, options: PartitionO
     return part
 
 
-def _split(graph: LevelGraph, ids: np.ndarray, targets: np.ndarray, first_block: int, epsilon: float,
-           options: PartitionOptions, seed: int, out: np.ndarray) -> None:
-    """Blocks first_block .. first_block + len(targets) - 1 of `graph`'s vertices into out[ids]: a bisection,
-    then each half split further as the subgraph it induces (built from its parent: O(its size), not O(the
-    coarsest graph's)). A graph of at most `small_split_vertices` splits all the way in one kernel call."""
+def split_blocks(graph: LevelGraph, ids: np.ndarray, targets: np.ndarray, first_block: int, epsilon: float,
+                 options: PartitionOptions, seed: int, out: np.ndarray, levels: int | None = None) -> None:
+    """Blocks first_block .. first_block + len(targets) - 1 of `graph`'s vertices into out[ids]: a bisection
+    (block 0 gets targets[:len // 2]), then each half split further as the subgraph it induces (built from its
+    parent: O(its size), not O(the coarsest graph's)). A graph of at most `small_split_vertices` splits all the
+    way in one kernel call.
+
+    With `levels`, the recursion stops after that many bisection levels (deep multilevel's extension,
+    `deep.py`): each vertex then gets the first block of the group of blocks its side stands for. The
+    bisections' tolerances are those of the whole recursion either way."""
     k = targets.shape[0]
-    if k == 1 or graph.n == 0:
+    if k == 1 or graph.n == 0 or levels == 0:
         out[ids] = first_block
         return
-    if graph.n <= small_split_vertices(options) and _float_limits_suffice(graph):
+    whole = levels is None or levels >= math.ceil(math.log2(k))
+    if whole and graph.n <= small_split_vertices(options) and _float_limits_suffice(graph):
         out[ids] = first_block + split_recursively(graph.indptr, graph.indices, graph.edge_weights,
                                                    graph.vertex_weights, np.ascontiguousarray(targets), epsilon,
                                                    seed, options.initial_tries, options.initial_fm_passes)
@@ -126,15 +132,17 @@ def _split(graph: LevelGraph, ids: np.ndarray, targets: np.ndarray, first_block:
     def half_graph(side: int) -> LevelGraph:  # made by the half's own call: one side's subgraph at a time
         return induced_level(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, halves[side])
 
+    below = None if levels is None else levels - 1
+
     def split_left():
-        _split(half_graph(0), ids[halves[0]], targets[:k0], first_block, epsilon, options,
-               (seed * 31 + 1) % (1 << 40), out)
+        split_blocks(half_graph(0), ids[halves[0]], targets[:k0], first_block, epsilon, options,
+                     (seed * 31 + 1) % (1 << 40), out, below)
 
     def split_right():
-        _split(half_graph(1), ids[halves[1]], targets[k0:], first_block + k0, epsilon, options,
-               (seed * 31 + 2) % (1 << 40), out)
+        split_blocks(half_graph(1), ids[halves[1]], targets[k0:], first_block + k0, epsilon, options,
+                     (seed * 31 + 2) % (1 << 40), out, below)
 
-    if k >= 4 and graph.n >= PAIR_MIN_VERTICES:
+    if k >= 4 and graph.n >= PAIR_MIN_VERTICES and below != 0:
         run_pair(split_left, split_right)  # the halves write disjoint entries of `out`
     else:
         split_left()
@@ -160,6 +168,6 @@ def initial_partition(graph: LevelGraph, ctx: PartitionContext, seed: int) -> np
     on the thread count."""
     out = np.zeros(graph.n, dtype=np.int32)
     with using_threads(ctx.threads):  # the whole budget, however small the coarsest graph
-        _split(graph, np.arange(graph.n, dtype=np.int64), np.asarray(ctx.targets, dtype=np.float64), 0,
+        split_blocks(graph, np.arange(graph.n, dtype=np.int64), np.asarray(ctx.targets, dtype=np.float64), 0,
                ctx.epsilon, ctx.options, seed % (1 << 40), out)
     return out

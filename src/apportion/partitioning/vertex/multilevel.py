@@ -15,6 +15,7 @@ import numba
 import numpy as np
 
 from apportion import ui
+from apportion._chunked import using_threads
 from apportion._memory import release_free_memory
 from apportion.checks import check_imbalance, check_k, check_seed, check_shares, check_threads
 from apportion.errors import InputError, UnavailableError
@@ -22,6 +23,7 @@ from apportion.graph._degree_kernels import degree_extremes
 from apportion.graph.csr import as_graph
 from apportion.graph.metrics import imbalance_against, whole_target_weights
 from apportion.graph.reorder import locality_spread, renumber_breadth_first
+from apportion.partitioning.vertex import deep
 from apportion.partitioning.vertex._partition_kernels import block_weights, edge_cut, edge_cut_parallel
 from apportion.partitioning.vertex._balance_kernels import place_isolated
 from apportion.partitioning.vertex.balance import check_feasible, max_block_weights, rebalance_partition
@@ -442,8 +444,14 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
         ctx = ctx.derive(options=options.heavy_tailed.apply(options))
     if ctx.device == "cuda":
         return _GPU_CYCLE(fine, ctx, given)
+    # deep multilevel (`deep.py`) for large k: `groups` are the groups of blocks the current level is split into
+    groups = deep.Groups.root(k) if given is None and deep.wanted(ctx.options, k, fine.n) else None
     with watch.phase("coarsen"):
-        hierarchy, cmaps, coarse_given = coarsen(fine, ctx, given)
+        if groups is None:
+            hierarchy, cmaps, coarse_given = coarsen(fine, ctx, given)
+        else:
+            hierarchy, cmaps, coarse_given = coarsen(fine, ctx, None, deep.coarsest_vertices(ctx.options),
+                                                     ctx.options.deep_per_group)
     step = 1.0 / (len(hierarchy) + 1)  # of this cycle's progress: coarsening, then one per level
     ctx.progress.advance(step)
     coarsest = hierarchy[-1]
@@ -451,10 +459,13 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
         level_threads(coarsest.n, ctx.threads)
         if coarse_given is not None:
             part = coarse_given.copy()
-        else:
+        elif groups is None:
             part = initial_partition(coarsest, ctx, ctx.seed + 17)
+        else:
+            part = None
     del coarsest
     levels = len(hierarchy)
+    level_ctx = ctx
     for depth in range(levels - 1, -1, -1):
         graph = hierarchy[depth]
         level_threads(graph.n, ctx.threads)
@@ -464,8 +475,15 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
             cmaps[depth] = None  # the map is let go once the partition is projected through it
             release_free_memory()
         final = depth == 0
+        if groups is not None and not groups.final:
+            splits = k if final else groups.levels_for(graph.n, ctx.options.deep_per_group, int(part is None))
+            if splits:
+                with watch.phase("initial"), using_threads(ctx.threads):
+                    part, groups = deep.extend(graph, part, groups, splits, ctx, ctx.seed + 17 + depth)
+                level_ctx = groups.context(ctx)
+        limits = level_ctx.max_block_weights
         with watch.phase("rebalance"):
-            bw = block_weights(graph.vertex_weights, part, k)
+            bw = block_weights(graph.vertex_weights, part, level_ctx.k)
             rebalance_partition(graph, part, bw, limits, final=final)
         candidate, candidate_cut, cut = None, -1, -1
         if final and alternative is not None:
@@ -476,7 +494,7 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
             ctx.progress.advance(step)
             break
         with watch.phase("refine"):
-            refine(graph, part, bw, ctx, ctx.seed + 101 * depth, finest=final, give_up_above=candidate_cut)
+            refine(graph, part, bw, level_ctx, ctx.seed + 101 * depth, finest=final, give_up_above=candidate_cut)
         with watch.phase("rebalance"):
             rebalance_partition(graph, part, bw, limits, final=final)
         if candidate is not None:

@@ -70,6 +70,15 @@ class PartitionOptions:
         initial_fm_passes: 2-way FM passes after each growing try and at each level of a bisection.
         bisection_coarsest: each bisection of recursive bisection is itself multilevel, coarsened to about this
             many vertices.
+        deep_from_k: from this k on (0: never) a multilevel cycle runs deep (`deep.py`) where its plain
+            coarsest graph would hold at least `deep_coarsest_fraction` of the vertices: coarsened to a
+            bisection's coarsest size, its groups of blocks split further during uncoarsening.
+        deep_coarsest_fraction: see `deep_from_k`.
+        deep_per_group: a deep cycle splits its groups of blocks on the first level with at least this many
+            vertices per group; the coarsening's cluster-weight cap is sized for those groups.
+        deep_initial_tries: greedy-growing tries per bisection when a deep cycle splits its groups.
+        deep_flat_vertices: a deep cycle's groups of at most this many vertices are split with flat bisections
+            (one kernel call), larger ones with multilevel bisections coarsened to half of it.
     Refinement:
         lp_refine_passes: passes (each an up and a down half-pass) of the two-direction request-buffer refiner.
         fm_passes: k-way FM passes per level (0 disables FM).
@@ -148,6 +157,11 @@ class PartitionOptions:
     initial_tries: int = 6
     initial_fm_passes: int = 4
     bisection_coarsest: int = 80
+    deep_from_k: int = 1024
+    deep_coarsest_fraction: float = 0.2
+    deep_per_group: int = 2000
+    deep_initial_tries: int = 4
+    deep_flat_vertices: int = 1024
     lp_refine_passes: int = 3
     fm_passes: int = 2
     fm_stop_fraction: float = 0.05
