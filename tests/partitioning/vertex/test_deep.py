@@ -18,8 +18,10 @@ from apportion.partitioning.vertex.options import PRESETS
 
 from vertex_helpers import expected_limits, grid, random_graph, recount
 
-#: every cycle deep, and groups split on levels of 20 vertices per group (several extensions on small graphs)
-ALWAYS_DEEP = replace(PRESETS["default"], deep_from_k=2, deep_coarsest_fraction=0.0, deep_per_group=20)
+#: every cycle deep, groups split on levels of 20 vertices per group (several extensions on small graphs), groups
+#: of more than 256 vertices by multilevel bisections, smaller ones flat
+ALWAYS_DEEP = replace(PRESETS["default"], deep_from_k=2, deep_coarsest_fraction=0.0, deep_per_group=20,
+                      deep_flat_vertices=256)
 
 
 def _tree(first: int, count: int, depth: int) -> list[tuple[int, int]]:

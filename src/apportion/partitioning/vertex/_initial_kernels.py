@@ -29,10 +29,7 @@ def grow_bisection(indptr, indices, edge_weights, vertex_weights, target0, max0,
     key = np.zeros(n, dtype=np.int64)
     pos = np.full(n, -1, dtype=np.int32)
     size = np.zeros(1, dtype=np.int64)
-    hashes = np.empty(n, dtype=np.int64)
-    for v in range(n):
-        hashes[v] = mix_hash(v, seed)
-    restart_order = stable_argsort(hashes)
+    restart_order = np.empty(0, dtype=np.int64)  # sorted when first needed (a connected graph never does)
     next_restart = 0
     heap_push_or_update(heap, key, pos, size, start, 0)
     active = 0
@@ -49,6 +46,11 @@ def grow_bisection(indptr, indices, edge_weights, vertex_weights, target0, max0,
         if reached >= active - 1e-9:
             break
         if size[0] == 0:
+            if restart_order.shape[0] == 0:
+                hashes = np.empty(n, dtype=np.int64)
+                for u in range(n):
+                    hashes[u] = mix_hash(u, seed)
+                restart_order = stable_argsort(hashes)
             while next_restart < n and part[restart_order[next_restart]] == 0:
                 next_restart += 1
             if next_restart >= n:

@@ -161,7 +161,7 @@ class PartitionOptions:
     deep_coarsest_fraction: float = 0.2
     deep_per_group: int = 2000
     deep_initial_tries: int = 4
-    deep_flat_vertices: int = 1024
+    deep_flat_vertices: int = 16384
     lp_refine_passes: int = 3
     fm_passes: int = 2
     fm_stop_fraction: float = 0.05
@@ -273,6 +273,12 @@ QUALITY_RUNS = (
 #: (delaunay 2^21 / 2^22 at k = 64: 40,870 / 57,840, 1.052 / 1.050 x); with it 39,199 / 55,502 (1.009 / 1.008 x)
 #: for 8-15 % more time (in one process, best of 3: 1.27 -> 1.46 s and 2.52 -> 2.72 s).
 #:
+#: Deep multilevel (k >= 1024, `deep.py`) splits its groups with flat bisections up to 16,384 vertices: on a 1000²
+#: grid at k = 8192 (`default`, 2 threads) flat up to 1,024 then multilevel cut 203,223, flat throughout 200,724 at
+#: 0.89 x the time (median of 4 paired whole-process runs); delaunay 2^18 at k = 4096 116,999 against 117,353, the
+#: same time. `fast` makes 2 growing tries per bisection there instead of 4: rmat 2^18 at k = 8192 4.5 -> 2.9 s for
+#: the same cut (3.702 M / 3.704 M), delaunay 2^18 at k = 4096 2.8 -> 1.7 s for 2.3 % more (one run each).
+#:
 #: `default` refines the hub block's rest with two FM passes instead of eight: on its finest level the later
 #: passes find little (rmat 2^21 at k = 64, one run each: 8 passes 3.75-4.44 s for a gain of 122,856, 2 passes
 #: 2.88 s for 111,622, the final cut 0.06 % more); over R-MAT 2^14-2^19 (seeds 0-1, k = 8-256) the cut rose by
@@ -292,6 +298,7 @@ _DEFAULT = PartitionOptions(clustering_rounds=3, coarsest_per_block=30, initial_
 PRESETS: Registry[PartitionOptions] = Registry("preset", {
     "fast": PartitionOptions(clustering_rounds=3, clustering_batches=4, initial_tries=5, initial_fm_passes=2,
                              lp_refine_passes=2, fm_passes=2, fm_stop_fraction=0.1, coarsest_per_block=20,
+                             deep_initial_tries=2,
                              flow_rounds=1, flow_region_fraction=0.05, flow_region_depth=1, flow_max_piercings=2,
                              flow_min_vertices=2_000_000, flow_finest_only=True,
                              heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_NO_FM),
