@@ -199,8 +199,12 @@ def test_batched_pairs_give_what_the_pairs_one_after_the_other_give(n, k, seed, 
     for a, b, _ in block_pairs(level, serial, k, boundary):
         fraction = 0.5
         for _ in range(2):  # refine_flows' default: one retry with a quarter of the fraction
+            # the boundary grouped by the blocks of now, in boundary order within each, by plain NumPy
+            blocks_now = serial[boundary]
+            by_block = boundary[np.argsort(blocks_now, kind="stable")]
+            block_ptr = np.concatenate([[0], np.cumsum(np.bincount(blocks_now, minlength=k))]).astype(np.int64)
             gain = refine_pair(level.indptr, level.indices, level.edge_weights, level.vertex_weights, serial, bw,
-                               limits, int(a), int(b), fraction, 0, boundary, local,
+                               limits, int(a), int(b), fraction, 0, by_block, block_ptr, local,
                                int(mix_hash(seed * 65_537, a * k + b)), 1 << 30)
             if gain > 0:
                 break
@@ -302,3 +306,16 @@ def test_flows_skip_hub_graphs_and_run_on_others(monkeypatch, preset):
     assert PRESETS[preset].heavy_tailed_ratio * 2 * hubbed.m / hubbed.n < hubbed.degrees().max()
     apportion.partition(hubbed, 4, preset=preset)
     assert not calls
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 6), min_size=0, max_size=60), st.integers(7, 9))
+def test_boundary_by_block_groups_stably(blocks, k):
+    from apportion.partitioning.vertex._flow_kernels import boundary_by_block
+
+    part = np.array(blocks, dtype=np.int32)
+    boundary = np.random.default_rng(len(blocks)).permutation(len(blocks)).astype(np.int32)
+    by_block, block_ptr = boundary_by_block(boundary, part, k)
+    np.testing.assert_array_equal(by_block, boundary[np.argsort(part[boundary], kind="stable")])
+    np.testing.assert_array_equal(np.diff(block_ptr), np.bincount(part[boundary], minlength=k))
+    assert block_ptr[0] == 0
