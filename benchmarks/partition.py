@@ -288,6 +288,7 @@ def large_k_text(threads: int) -> str:
         apportion.partition(warm, 2048, preset=preset, threads=threads)
     tmp = Path(tempfile.mkdtemp(prefix="apportion-large-k-"))
     rows = []
+    failures = {}  # (graph label, tool) -> the first line of its error
     for label, graph, k in large_k_instances():
         path = tmp / "graph.graph"
         write_graph(graph, path)
@@ -307,14 +308,18 @@ def large_k_text(threads: int) -> str:
                 results[tool] = (seconds, cut, ok)
             except Exception as exc:  # an anchor failing is reported, not fatal
                 print(f"{tool} failed on {label}, k = {k}: {exc}", file=sys.stderr)
+                failures[(label, tool)] = str(exc).splitlines()[0][:60] if str(exc) else type(exc).__name__
                 results[tool] = (float("nan"), 0, False)
             print(f"[large-k] {label} k={k} {tool}: {results[tool]}", flush=True)
         kmp_time, metis_cut = results["KaMinPar default"][0], results["METIS"][1]
         for tool in LARGE_K_TOOLS:
             seconds, cut, ok = results[tool]
-            rows.append([label if tool == LARGE_K_TOOLS[0] else "", f"{k:,}" if tool == LARGE_K_TOOLS[0] else "",
-                         tool, f"{seconds:.2f}", f"{seconds / kmp_time:.2f}", f"{cut:,}",
-                         f"{cut / metis_cut:.3f}" if metis_cut else "–", "yes" if ok else "NO"])
+            first = [label if tool == LARGE_K_TOOLS[0] else "", f"{k:,}" if tool == LARGE_K_TOOLS[0] else "", tool]
+            if (label, tool) in failures:
+                rows.append(first + [f"failed: {failures[(label, tool)]}", "–", "–", "–", "–"])
+                continue
+            rows.append(first + [f"{seconds:.2f}", f"{seconds / kmp_time:.2f}", f"{cut:,}",
+                                 f"{cut / metis_cut:.3f}" if metis_cut else "–", "yes" if ok else "NO"])
         path.unlink()
     return (f"Mode `large-k`, ε = {EPSILON}, {threads} threads, seed 0, in one process one tool after another "
             f"(apportion's kernels compiled before on a 4096-vertex mesh at k = 2048; graph I/O excluded; KaMinPar "
