@@ -240,8 +240,9 @@ def coarsen(graph: LevelGraph, ctx: PartitionContext, blocks: np.ndarray | None 
 
     Stops when a graph has at most `limit` (None: `coarsest_size`) vertices or a level keeps more than
     `min_shrink` of its vertices; `per_block` sizes the cluster-weight cap for deep multilevel's groups
-    (`cluster_weight_cap_of`). With coarsening "auto", levels use matching while it shrinks the graph by at least a third and
-    switch to label-propagation clustering for good once it does not (matching stalls on power-law graphs).
+    (`cluster_weight_cap_of`). With coarsening "auto", levels use matching while it shrinks the graph by at
+    least a third and switch to label-propagation clustering for good once it does not (matching stalls on
+    power-law graphs).
     """
     k, options, threads = ctx.k, ctx.options, ctx.threads
     levels = [graph]

@@ -169,5 +169,5 @@ def initial_partition(graph: LevelGraph, ctx: PartitionContext, seed: int) -> np
     out = np.zeros(graph.n, dtype=np.int32)
     with using_threads(ctx.threads):  # the whole budget, however small the coarsest graph
         split_blocks(graph, np.arange(graph.n, dtype=np.int64), np.asarray(ctx.targets, dtype=np.float64), 0,
-               ctx.epsilon, ctx.options, seed % (1 << 40), out)
+                     ctx.epsilon, ctx.options, seed % (1 << 40), out)
     return out

@@ -436,7 +436,7 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
     can only lower its cut. On a heavy-tailed graph (`is_skewed` with `options.heavy_tailed_ratio`) the
     cycle runs with the variant `options.heavy_tailed` applied.
     """
-    k, limits, watch, options = ctx.k, ctx.max_block_weights, ctx.watch, ctx.options
+    k, watch, options = ctx.k, ctx.watch, ctx.options
     if k == 1:
         ctx.progress.advance(1)
         return np.zeros(fine.n, dtype=np.int32), 1
@@ -481,7 +481,7 @@ def _multilevel(fine: LevelGraph, ctx: PartitionContext, given: np.ndarray | Non
                 with watch.phase("initial"), using_threads(ctx.threads):
                     part, groups = deep.extend(graph, part, groups, splits, ctx, ctx.seed + 17 + depth)
                 level_ctx = groups.context(ctx)
-        limits = level_ctx.max_block_weights
+        limits = level_ctx.max_block_weights  # a deep cycle's groups' limits until the finest level
         with watch.phase("rebalance"):
             bw = block_weights(graph.vertex_weights, part, level_ctx.k)
             rebalance_partition(graph, part, bw, limits, final=final)
