@@ -310,12 +310,12 @@ def test_flows_skip_hub_graphs_and_run_on_others(monkeypatch, preset):
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(0, 6), min_size=0, max_size=60), st.integers(7, 9))
-def test_boundary_by_block_groups_stably(blocks, k):
-    from apportion.partitioning.vertex._flow_kernels import boundary_by_block
+def test_vertices_by_block_groups_stably(blocks, k):
+    from apportion.partitioning.vertex._partition_kernels import vertices_by_block
 
     part = np.array(blocks, dtype=np.int32)
     boundary = np.random.default_rng(len(blocks)).permutation(len(blocks)).astype(np.int32)
-    by_block, block_ptr = boundary_by_block(boundary, part, k)
+    by_block, block_ptr = vertices_by_block(boundary, part, k)
     np.testing.assert_array_equal(by_block, boundary[np.argsort(part[boundary], kind="stable")])
     np.testing.assert_array_equal(np.diff(block_ptr), np.bincount(part[boundary], minlength=k))
     assert block_ptr[0] == 0

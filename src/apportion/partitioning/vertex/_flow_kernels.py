@@ -89,7 +89,7 @@ def _room_for_one_more(region, count):
 def _grow_side(indptr, indices, edge_weights, vertex_weights, part, own, other, by_block, block_ptr, bound,
                max_depth, local, region, count):
     """Breadth-first search inside block `own` from its vertices adjacent to block `other` (among its boundary
-    vertices by_block[block_ptr[own]:block_ptr[own + 1]], `boundary_by_block`), taking a vertex
+    vertices by_block[block_ptr[own]:block_ptr[own + 1]], `_partition_kernels.vertices_by_block`), taking a vertex
     only while the side's weight stays within `bound` in every constraint. The search starts from the vertices
     most strongly connected to `other` (ties in boundary order), so vertices that belong there enter the region
     first and what is left for the terminal is the block's firm part. No vertex farther than `max_depth` hops
@@ -587,26 +587,6 @@ def refine_pair(indptr, indices, edge_weights, vertex_weights, part, bw, max_wei
     for i in range(count):
         local[region[i]] = -1
     return gain
-
-
-@njit(cache=True, nogil=True)
-def boundary_by_block(boundary, part, k):
-    """The boundary vertices grouped by their block, in boundary order within each (a stable counting sort):
-    (by_block, block_ptr), block b's at by_block[block_ptr[b]:block_ptr[b + 1]]. A pair of blocks then reads its
-    own boundary vertices instead of scanning all of them four times (`strong` on a 1000² grid at k = 8192: its
-    refinement 34.3 -> 3.6 s, the same cut)."""
-    block_ptr = np.zeros(k + 1, dtype=np.int64)
-    for i in range(boundary.shape[0]):
-        block_ptr[part[boundary[i]] + 1] += 1
-    for b in range(k):
-        block_ptr[b + 1] += block_ptr[b]
-    fill = block_ptr[:k].copy()
-    by_block = np.empty(boundary.shape[0], dtype=boundary.dtype)
-    for i in range(boundary.shape[0]):
-        b = part[boundary[i]]
-        by_block[fill[b]] = boundary[i]
-        fill[b] += 1
-    return by_block, block_ptr
 
 
 @njit(cache=True, nogil=True)

@@ -1,4 +1,5 @@
-"""Small Numba kernels shared by every phase: cut, block weights, fit and overload tests, a stable argsort.
+"""Small Numba kernels shared by every phase: cut, block weights, fit and overload tests, a stable argsort,
+vertices grouped by block.
 
 The seeded hash (`mix_hash`) and the addressable heap every phase uses are the project's shared primitives in
 `apportion._kernels` (`hashing`, `heap`).
@@ -149,6 +150,27 @@ def stable_argsort(keys):
         order, other = other, order
         width *= 2
     return order
+
+
+@njit(cache=True, nogil=True)
+def vertices_by_block(vertices, part, k):
+    """`vertices` grouped by their block (values of `part` in 0..k - 1), in their given order within each (a
+    stable counting sort, O(len + k)): (grouped, block_ptr), block b's at grouped[block_ptr[b]:block_ptr[b + 1]].
+    Flow refinement's pairs read their own blocks' boundary vertices from it instead of scanning all of them
+    four times (`strong` on a 1000² grid at k = 8192: its refinement 34.3 -> 3.6 s, the same cut); deep
+    multilevel splits each group of blocks as the subgraph of its vertices."""
+    block_ptr = np.zeros(k + 1, dtype=np.int64)
+    for i in range(vertices.shape[0]):
+        block_ptr[part[vertices[i]] + 1] += 1
+    for b in range(k):
+        block_ptr[b + 1] += block_ptr[b]
+    fill = block_ptr[:k].copy()
+    grouped = np.empty(vertices.shape[0], dtype=vertices.dtype)
+    for i in range(vertices.shape[0]):
+        b = part[vertices[i]]
+        grouped[fill[b]] = vertices[i]
+        fill[b] += 1
+    return grouped, block_ptr
 
 
 @njit(cache=True, nogil=True)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from apportion._chunked import run_pair
+from apportion.partitioning.vertex._partition_kernels import vertices_by_block
 from apportion.partitioning.vertex.coarsen import coarsest_size
 from apportion.partitioning.vertex.context import PartitionContext
 from apportion.partitioning.vertex.contract import LevelGraph, induced_level
@@ -113,8 +114,7 @@ def extend(graph: LevelGraph, part: np.ndarray | None, groups: Groups, levels: i
     n, k = graph.n, ctx.k
     if part is None:
         part = np.zeros(n, dtype=np.int32)
-    order = np.argsort(part, kind="stable")
-    bounds = np.searchsorted(part[order], np.arange(groups.first.shape[0] + 1))
+    order, bounds = vertices_by_block(np.arange(n, dtype=np.int64), part, groups.first.shape[0])
     total = graph.vertex_weights.sum(axis=0).astype(np.float64)
     targets = np.asarray(ctx.targets, dtype=np.float64)
     blocks = np.empty(n, dtype=np.int32)  # the first final block of each vertex's new group

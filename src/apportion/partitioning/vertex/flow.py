@@ -15,7 +15,8 @@ import numpy as np
 
 from apportion._chunked import run_chunked
 from apportion._kernels.hashing import mix_hash
-from apportion.partitioning.vertex._flow_kernels import boundary_by_block, quotient_edges, refine_pairs_chunk
+from apportion.partitioning.vertex._flow_kernels import quotient_edges, refine_pairs_chunk
+from apportion.partitioning.vertex._partition_kernels import vertices_by_block
 from apportion.partitioning.vertex.boundary import all_boundary_vertices
 from apportion.partitioning.vertex.contract import LevelGraph
 
@@ -81,7 +82,7 @@ def refine_flows(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weight
         for batch in disjoint_batches(pairs, k):
             gains = np.zeros(batch.shape[0], dtype=np.int64)
             # grouped by the blocks of now: a batch's pairs move vertices only between their own two blocks
-            by_block, block_ptr = boundary_by_block(boundary, part, k)
+            by_block, block_ptr = vertices_by_block(boundary, part, k)
             run_chunked(refine_pairs_chunk, batch.shape[0], graph.indptr, graph.indices, graph.edge_weights,
                         graph.vertex_weights, part, bw, max_weights, pairs[batch], float(region_fraction),
                         int(retries), float(retry_shrink), int(max_depth), by_block, block_ptr, local, seeds[batch],
