@@ -170,15 +170,19 @@ def status(key):
     for line in open("/proc/self/status"):
         if line.startswith(key):
             return int(line.split()[1])
-tool, path, graph_file, out, k, threads, kind = sys.argv[1:8]
+tool, path, graph_file, out, k, threads, warm = sys.argv[1:8]
 k, threads = int(k), int(threads)
 if tool.startswith("apportion"):
     import apportion
     from apportion.graph.csr import Graph
     # load the kernels from the JIT cache before the clock starts, as KaMinPar's library is loaded before its: the
-    # same call on a small graph of the same kind (the renumbering's and the flows' kernels, which only large
-    # graphs reach, still load inside the timing: loaded here they would add their 5 MB to the peak)
-    apportion.partition(apportion.generate(kind, n=1 << 12, seed=1), k, preset=tool.split()[1], threads=threads)
+    # same call on a small graph of the same kind, read from a file as the large one is (generating it here would
+    # load the generator's SciPy modules, 13 MB of the peak that a user's process reading its graph does not
+    # hold); the renumbering's and the flows' kernels, which only large graphs reach, still load inside the
+    # timing: loaded here they would add their 5 MB to the peak
+    w = np.load(warm)
+    apportion.partition(Graph._trusted(w["indptr"], w["indices"], None, None, "warm"), k,
+                        preset=tool.split()[1], threads=threads)
     d = np.load(path)
     g = Graph._trusted(d["indptr"], d["indices"], None, None, "g")
     start = time.perf_counter()
@@ -203,6 +207,13 @@ else:
 np.save(out, np.asarray(part, dtype=np.int32))
 print(seconds, status("VmHWM"))
 """
+
+
+def save_warm_graph(kind: str, path: Path) -> None:
+    """The small graph of `kind` (2^12 vertices, seed 1) on which `_LARGE_RUN` loads apportion's kernels before
+    its clock starts, saved as the large graph is (.npz of indptr and indices)."""
+    graph = apportion.generate(kind, n=1 << 12, seed=1)
+    np.savez(path, indptr=graph.indptr, indices=graph.indices)
 
 
 def warm_up(k: int, threads: int) -> None:
@@ -231,15 +242,16 @@ def large_text(threads: int, max_log: int, k: int = 64) -> str:
     for log in range(21, max_log + 1):
         for kind in LARGE_KINDS:
             graph = apportion.generate(kind, n=1 << log, seed=0)
-            npz, text = tmp / f"{kind}.npz", tmp / f"{kind}.graph"
+            npz, text, warm = tmp / f"{kind}.npz", tmp / f"{kind}.graph", tmp / f"{kind}-warm.npz"
             np.savez(npz, indptr=graph.indptr, indices=graph.indices)
+            save_warm_graph(kind, warm)
             write_graph(graph, text)
             results = {}
             for tool in LARGE_TOOLS:
                 out = tmp / "part.npy"
                 try:
                     run = subprocess.run([sys.executable, "-c", _LARGE_RUN, tool, str(npz), str(text), str(out),
-                                          str(k), str(threads), kind], capture_output=True, text=True, check=True)
+                                          str(k), str(threads), str(warm)], capture_output=True, text=True, check=True)
                     seconds, peak_kib = run.stdout.split()[-2:]
                     cut, ok, _ = cut_and_ok(graph, np.load(out), k)
                     results[tool] = (float(seconds), int(peak_kib) / 2**20, cut, ok)
