@@ -247,7 +247,6 @@ class DistributedWorklist:
         self.router = Router([Endpoint.host(), *endpoints], endpoints, self.policy, packet_size, buffers)
         self.counter = WorkCounter(on_zero=self.router.shutdown)
         self.priority = SoftPriority(delta if program.priority else None, self.k, self.counter, run_ahead)
-        self.run_ahead = run_ahead
         self.states = []
         n = graph.n
         max_degree = int(np.max(np.diff(graph.indptr))) if n else 0
@@ -348,7 +347,7 @@ class DistributedWorklist:
         run = DistributedWorklist(self.graph, self.program, [s.device for s in survivors], placement,
                                   routing=self.policy, delta=self.delta, batch=self.batch,
                                   packet_size=self.router.packet_size, buffers=self.router.buffers,
-                                  run_ahead=self.run_ahead)
+                                  run_ahead=self.priority.run_ahead)
         run.routing_name = self.routing_name
         run.trace = self.trace
         run.trace_index = [self.trace_index[s.index] for s in survivors]

@@ -21,7 +21,7 @@ from apportion.partitioning.vertex._fm_gain_cache_kernels import (
     INTERNAL, PART, _move, cached_best_move, key_after_neighbour_move, kway_fm_cached, new_records)
 from apportion.partitioning.vertex._partition_kernels import fits
 from apportion.partitioning.vertex._refine_kernels import apply_if_not_worse, fm_passes_end, kway_fm
-from apportion.partitioning.vertex.refine import (gain_cache, refine_fm, refine_two_direction,
+from apportion.partitioning.vertex.refine import (gain_cache, gain_cache_dtype, refine_fm, refine_two_direction,
                                                   use_gain_cache)
 
 from vertex_helpers import grid, random_graph, recount
@@ -389,6 +389,39 @@ def test_gain_cache_fm_keeps_its_cache_exact_and_reports_the_true_gain(seed, k, 
     assert np.all(bw <= limits)
 
 
+@SETTINGS
+@given(seed=st.integers(0, 10**6), k=st.integers(3, 8), hubs=st.integers(1, 3))
+def test_gain_cache_fm_moves_the_same_whatever_the_cache_dtype(seed, k, hubs):
+    """The cache is int16 where every vertex's edge weight fits (`gain_cache_dtype`), else int32 or int64; the
+    entry width must not change a move: the same input in each width gives the same partition, gain and rows."""
+    n = 120
+    level = level_with_hubs(n, 300, seed, 1, hubs, n // 3)
+    start, bw0, limits = _random_start(level, k, seed)
+    conn16, degree_weight = gain_cache(level, start, k)
+    assert conn16.dtype == np.int16
+    results = []
+    for dtype in (np.int16, np.int32, np.int64):
+        part, bw, conn = start.copy(), bw0.copy(), conn16.astype(dtype)
+        gain = kway_fm_cached(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw,
+                              limits, k, 4, 0.5, np.arange(n, dtype=np.int32), 0.0, conn, degree_weight.copy(), -1)
+        results.append((gain, part, conn.astype(np.int64)))
+    for gain, part, conn in results[1:]:
+        assert gain == results[0][0]
+        np.testing.assert_array_equal(part, results[0][1])
+        np.testing.assert_array_equal(conn, results[0][2])
+
+
+def test_gain_cache_dtype_is_the_narrowest_that_holds_every_vertex_weight():
+    from apportion.graph.csr import Graph
+
+    path = LevelGraph.from_graph(Graph.from_edges(np.arange(9), np.arange(1, 10), n=10))
+    assert gain_cache_dtype(path, 2) == np.int16
+    heavy = Graph.from_edges(np.arange(9), np.arange(1, 10), n=10, weights=np.full(9, 20_000))
+    assert gain_cache_dtype(LevelGraph.from_graph(heavy), 2) == np.int32  # 2 · 20,000 can exceed int16
+    huge = Graph.from_edges(np.arange(9), np.arange(1, 10), n=10, weights=np.full(9, 2**29))
+    assert gain_cache_dtype(LevelGraph.from_graph(huge), 2) == np.int64  # the total exceeds int32
+
+
 def test_fm_passes_end_stops_where_a_geometric_series_of_gains_cannot_reach_the_alternative():
     # a pass that gains nothing, or less than min_improvement of the starting cut, ends FM
     assert fm_passes_end(0, 0, 100, 100, 0.0, -1)
@@ -487,13 +520,18 @@ def test_gain_cache_is_used_where_hubs_are_and_the_cache_is_small():
     star = LevelGraph.from_graph(Graph.from_edges(src, dst, n=n))
     assert use_gain_cache(star, 4)
     assert not use_gain_cache(star, 2)  # two blocks: the plain kernel's one-block hub keys are exact
-    assert use_gain_cache(star, 16)  # 401 · 16 entries: 4.0 per arc, within the 8 allowed up to k = 64
-    assert not use_gain_cache(star, 64)  # 16.1 per arc
+    assert use_gain_cache(star, 16)  # 401 · 16 entries: 4.0 per arc, within the 32 bytes allowed up to k = 64
+    assert use_gain_cache(star, 32)  # 8.03 int16 entries per arc: 16.1 bytes (int32 entries would take 32.1)
+    assert not use_gain_cache(star, 64)  # 16.1 int16 entries per arc: 32.1 bytes
+    weighted = Graph.from_edges(src, dst, n=n, weights=np.full(src.shape[0], 100))  # 100 · 400: int32 entries
+    assert use_gain_cache(LevelGraph.from_graph(weighted), 16)
+    assert not use_gain_cache(LevelGraph.from_graph(weighted), 32)
     assert not use_gain_cache(LevelGraph.from_graph(grid(20, 20)), 2)  # no hubs: the plain kernel is exact
     u, v = np.triu_indices(70, 1)  # a clique of 70 (degree 69, above the hub degree): 4,830 arcs
     clique = LevelGraph.from_graph(Graph.from_edges(u.astype(np.int64), v.astype(np.int64), n=70))
-    assert use_gain_cache(clique, 100)  # 1.45 entries per arc
-    assert not use_gain_cache(clique, 300)  # 4.3 per arc: above the 2 allowed past k = 64
+    assert use_gain_cache(clique, 100)  # 1.45 int16 entries per arc
+    assert use_gain_cache(clique, 250)  # 3.6 int16 entries per arc: 7.2 bytes, within the 8 allowed past k = 64
+    assert not use_gain_cache(clique, 300)  # 4.3 per arc: 8.7 bytes
 
 
 def test_gain_cache_fm_finds_what_stale_hub_keys_miss():

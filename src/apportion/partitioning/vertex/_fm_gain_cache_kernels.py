@@ -83,12 +83,14 @@ def fill_gain_cache_chunk(first, stride, chunks, indptr, indices, edge_weights, 
 
 @njit(cache=True, nogil=True)
 def new_records(part, conn, k):
-    """The vertices' records (module docstring): n rows of RECORD_COLUMNS entries of conn's dtype, starting on a
-    64-byte boundary; every vertex out of the heap, its block and internal weight from `part` and `conn`."""
+    """The vertices' records (module docstring): n rows of RECORD_COLUMNS entries of conn's dtype (int32 for an
+    int16 cache: a record holds heap positions), starting on a 64-byte boundary; every vertex out of the heap, its
+    block and internal weight from `part` and `conn`."""
     n = part.shape[0]
-    pad = 64 // conn.itemsize
-    raw = np.empty(n * RECORD_COLUMNS + pad, dtype=conn.dtype)
-    offset = ((64 - raw.ctypes.data % 64) % 64) // conn.itemsize
+    like = conn[:1] + np.int32(0)  # conn's dtype, at least int32
+    pad = 64 // like.itemsize
+    raw = np.empty(n * RECORD_COLUMNS + pad, dtype=like.dtype)
+    offset = ((64 - raw.ctypes.data % 64) % 64) // like.itemsize
     records = raw[offset:offset + n * RECORD_COLUMNS].reshape(n, RECORD_COLUMNS)
     for v in range(n):
         records[v, RECORD_POS] = -1

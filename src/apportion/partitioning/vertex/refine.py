@@ -70,36 +70,55 @@ def refine_two_direction(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ma
     return moved, boundary
 
 
-#: the gain cache (n · k entries) is used only while it has at most this many entries per arc of the graph, for
-#: k up to GAIN_CACHE_WIDE_K (R-MAT 2^14-2^18, seeds 0-2, k = 8 / 16 / 64: 8 against 2 gave the same cuts to
-#: +-0.07 % and times within noise; rmat 2^21 at k = 64, whose hub block's rest (895 k vertices, 6.4 entries per
-#: arc) then gets the cache: that level's FM 4.0 -> 2.85 s for 4.5 % more gain, peak memory +2.4 %) ...
-GAIN_CACHE_ENTRIES_PER_ARC = 8.0
-#: ... and this many above it (rows of k entries span k / 16 cache lines, and at k = 256 the limit of 8 made
-#: rmat 2^18 up to 30 % slower)
-GAIN_CACHE_ENTRIES_PER_ARC_WIDE = 2.0
+#: the gain cache (n · k entries) is used only while it takes at most this many bytes per arc of the graph (8 int32
+#: entries), for k up to GAIN_CACHE_WIDE_K (R-MAT 2^14-2^18, seeds 0-2, k = 8 / 16 / 64: 8 int32 entries per arc
+#: against 2 gave the same cuts to +-0.07 % and times within noise; rmat 2^21 at k = 64, whose hub block's rest
+#: (895 k vertices, 6.4 entries per arc) then gets the cache: that level's FM 4.0 -> 2.85 s for 4.5 % more gain,
+#: peak memory +2.4 %). Entries are int16 where every vertex's edge weight fits (`gain_cache_dtype`), so such a
+#: graph gets the cache up to 16 entries per arc: Barabási-Albert 2^19 at k = 64 (8.0 per arc, just over the 8
+#: int32 entries) took 19.0 s in the plain kernel's eight passes on its finest level and 8.6 s with the cache, the
+#: same gain to 0.4 % (2026-11-28) ...
+GAIN_CACHE_BYTES_PER_ARC = 32.0
+#: ... and this many above it (rows of k entries span k / 16 cache lines in int32, and at k = 256 the limit of 8
+#: int32 entries made rmat 2^18 up to 30 % slower)
+GAIN_CACHE_BYTES_PER_ARC_WIDE = 8.0
 GAIN_CACHE_WIDE_K = 64
+
+
+def gain_cache_dtype(graph: LevelGraph, max_degree: int) -> type:
+    """The narrowest of int16, int32 and int64 that holds every entry of the gain cache and every gain: int16
+    when the heaviest edge times the largest degree (a bound on any vertex's edge weight) is below 2^15, int32
+    when the total edge weight is below 2^31."""
+    weights = graph.edge_weights
+    if weights.shape[0] == 0:
+        return np.int16
+    if int(weights.max()) * max_degree < 2**15 - 1:
+        return np.int16
+    return np.int32 if int(weights.sum()) < 2**31 - 1 else np.int64
 
 
 def use_gain_cache(graph: LevelGraph, k: int) -> bool:
     """Whether k-way FM keeps a gain cache on this level (`_fm_gain_cache_kernels`): where the graph has hubs
     (a vertex of degree above EXACT_UPDATE_DEGREE, whose key the plain kernel can only keep towards one block),
     k ≥ 3 (with two blocks that one block is the only other, so the plain kernel's keys are exact) and the
-    cache's n · k entries are at most GAIN_CACHE_ENTRIES_PER_ARC per arc (GAIN_CACHE_ENTRIES_PER_ARC_WIDE for
-    k above GAIN_CACHE_WIDE_K). Without hubs the plain kernel's keys are exact already and its O(deg) recount is
-    cheaper than an O(k) row scan."""
+    cache's n · k entries (`gain_cache_dtype`) take at most GAIN_CACHE_BYTES_PER_ARC bytes per arc
+    (GAIN_CACHE_BYTES_PER_ARC_WIDE for k above GAIN_CACHE_WIDE_K). Without hubs the plain kernel's keys are
+    exact already and its O(deg) recount is cheaper than an O(k) row scan."""
     arcs = graph.indices.shape[0]
-    per_arc = GAIN_CACHE_ENTRIES_PER_ARC if k <= GAIN_CACHE_WIDE_K else GAIN_CACHE_ENTRIES_PER_ARC_WIDE
-    if k < 3 or graph.n == 0 or arcs == 0 or graph.n * k > per_arc * arcs:
+    if k < 3 or graph.n == 0 or arcs == 0:
         return False
-    return int(degree_extremes(graph.indptr)[0]) > EXACT_UPDATE_DEGREE
+    max_degree = int(degree_extremes(graph.indptr)[0])
+    if max_degree <= EXACT_UPDATE_DEGREE:
+        return False
+    per_arc = GAIN_CACHE_BYTES_PER_ARC if k <= GAIN_CACHE_WIDE_K else GAIN_CACHE_BYTES_PER_ARC_WIDE
+    entry_bytes = np.dtype(gain_cache_dtype(graph, max_degree)).itemsize
+    return graph.n * k * entry_bytes <= per_arc * arcs
 
 
 def gain_cache(graph: LevelGraph, part: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(conn, degree_weight): every vertex's edge weight into each block (n · k entries, row-major; int32 when
-    the total edge weight allows) and into all blocks, filled in parallel."""
-    total = int(graph.edge_weights.sum()) if graph.edge_weights.shape[0] else 0
-    dtype = np.int32 if total < 2**31 - 1 else np.int64
+    """(conn, degree_weight): every vertex's edge weight into each block (n · k entries, row-major, of
+    `gain_cache_dtype`) and into all blocks, filled in parallel."""
+    dtype = gain_cache_dtype(graph, int(degree_extremes(graph.indptr)[0]))
     conn = np.zeros(graph.n * k, dtype=dtype)
     degree_weight = np.empty(graph.n, dtype=np.int64)
     chunks = max(1, min(64, graph.n // 4096))
