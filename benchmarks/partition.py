@@ -181,10 +181,11 @@ if tool.startswith("apportion"):
     # hold); the renumbering's and the flows' kernels, which only large graphs reach, still load inside the
     # timing: loaded here they would add their 5 MB to the peak
     w = np.load(warm)
-    apportion.partition(Graph._trusted(w["indptr"], w["indices"], None, None, "warm"), k,
+    apportion.partition(Graph._trusted(w["indptr"], w["indices"], None, w["weights"] if "weights" in w else None,
+                                       "warm"), k,
                         preset=tool.split()[1], threads=threads)
     d = np.load(path)
-    g = Graph._trusted(d["indptr"], d["indices"], None, None, "g")
+    g = Graph._trusted(d["indptr"], d["indices"], None, d["weights"] if "weights" in d else None, "g")
     start = time.perf_counter()
     result = apportion.partition(g, k, preset=tool.split()[1], threads=threads, seed=0, imbalance=0.03)
     seconds, part = time.perf_counter() - start, result.assignment
@@ -194,7 +195,8 @@ elif tool == "METIS":
     options = pymetis.Options()
     options.seed = 0
     start = time.perf_counter()
-    _, part = pymetis.part_graph(k, xadj=d["indptr"], adjncy=d["indices"], options=options)
+    _, part = pymetis.part_graph(k, xadj=d["indptr"], adjncy=d["indices"], options=options,
+                                 eweights=d["weights"] if "weights" in d else None)
     seconds = time.perf_counter() - start
 else:
     import kaminpar
@@ -209,11 +211,17 @@ print(seconds, status("VmHWM"))
 """
 
 
+def save_graph_arrays(graph, path: Path) -> None:
+    """The graph as `_LARGE_RUN` reads it: an .npz of indptr, indices and, for a weighted graph (road), its
+    edge weights (which METIS and apportion get as KaMinPar gets them from the METIS file)."""
+    weights = {} if graph.edge_weights is None else {"weights": graph.edge_weights}
+    np.savez(path, indptr=graph.indptr, indices=graph.indices, **weights)
+
+
 def save_warm_graph(kind: str, path: Path) -> None:
     """The small graph of `kind` (2^12 vertices, seed 1) on which `_LARGE_RUN` loads apportion's kernels before
-    its clock starts, saved as the large graph is (.npz of indptr and indices)."""
-    graph = apportion.generate(kind, n=1 << 12, seed=1)
-    np.savez(path, indptr=graph.indptr, indices=graph.indices)
+    its clock starts, saved as the large graph is (`save_graph_arrays`)."""
+    save_graph_arrays(apportion.generate(kind, n=1 << 12, seed=1), path)
 
 
 def warm_up(k: int, threads: int) -> None:
@@ -243,7 +251,7 @@ def large_text(threads: int, max_log: int, k: int = 64) -> str:
         for kind in LARGE_KINDS:
             graph = apportion.generate(kind, n=1 << log, seed=0)
             npz, text, warm = tmp / f"{kind}.npz", tmp / f"{kind}.graph", tmp / f"{kind}-warm.npz"
-            np.savez(npz, indptr=graph.indptr, indices=graph.indices)
+            save_graph_arrays(graph, npz)
             save_warm_graph(kind, warm)
             write_graph(graph, text)
             results = {}

@@ -40,7 +40,8 @@ import sys, numpy as np, apportion
 from apportion.graph.io import write_graph
 kind, log, npz, text = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 graph = apportion.generate(kind, n=1 << log, seed=0)
-np.savez(npz, indptr=graph.indptr, indices=graph.indices)
+weights = {} if graph.edge_weights is None else {"weights": graph.edge_weights}
+np.savez(npz, indptr=graph.indptr, indices=graph.indices, **weights)
 if text != "-":
     write_graph(graph, text)
 print(graph.n, graph.m)
@@ -57,7 +58,11 @@ step = 1 << 20
 for lo in range(0, n, step):  # the arcs of a slice of the vertices at a time (no n-by-degree temporary)
     hi = min(n, lo + step)
     rows = np.repeat(np.arange(lo, hi), np.diff(indptr[lo:hi + 1]))
-    cut += int(np.count_nonzero(part[rows] != part[indices[indptr[lo]:indptr[hi]]]))
+    crossing = part[rows] != part[indices[indptr[lo]:indptr[hi]]]
+    if "weights" in d:  # a weighted graph's cut is the weight of its cut edges
+        cut += int(d["weights"][indptr[lo]:indptr[hi]][crossing].sum())
+    else:
+        cut += int(np.count_nonzero(crossing))
 cut //= 2
 weights = np.bincount(part, minlength=k)
 limit = np.floor((1 + epsilon) * np.ceil(n / k))
