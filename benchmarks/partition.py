@@ -224,21 +224,22 @@ def save_warm_graph(kind: str, path: Path) -> None:
     save_graph_arrays(apportion.generate(kind, n=1 << 12, seed=1), path)
 
 
-def warm_up(k: int, threads: int) -> None:
+def warm_up(k: int, threads: int, kinds: tuple[str, ...] = ("rmat", "delaunay")) -> None:
     """Compile every kernel the large graphs reach, so the subprocesses load the JIT cache instead of timing
-    a compilation: both presets on a small heavy-tailed graph and a small mesh, the mesh once more with the
-    flows both presets run only from 2^21 vertices (`flow_min_vertices`) and the breadth-first renumbering they
-    run only from 2^19 (`reorder_min_vertices`; until 2026-11-27 not warmed, so the first large mesh's run after
-    a change to those kernels compiled them inside its timing)."""
+    a compilation: both presets on a small graph of each kind, once more with the flows both presets run only
+    from 2^21 vertices (`flow_min_vertices`) and the breadth-first renumbering they run only from 2^19
+    (`reorder_min_vertices`; until 2026-11-27 not warmed, so the first large mesh's run after a change to those
+    kernels compiled them inside its timing). Each kind, not one of each family: a weighted graph (road) reaches
+    kernels compiled for stored edge weights, which the unweighted ones' broadcast weights do not (until
+    2026-11-28 road 2^21's first run, `fast`, compiled them inside its timing: 28 s instead of 1.8 s)."""
     from apportion.partitioning.vertex.options import preset_options
 
-    rmat, mesh = apportion.generate("rmat", scale=12, seed=0), apportion.generate("delaunay", n=1 << 14, seed=0)
-    for graph in (rmat, mesh):
+    for kind in kinds:
+        graph = apportion.generate(kind, n=1 << 12 if kind == "rmat" else 1 << 14, seed=0)
         for preset in ("fast", "default"):
             apportion.partition(graph, k, preset=preset, threads=threads)
-    for preset in ("fast", "default"):
-        apportion.partition(mesh, k, preset=preset_options(preset, flow_min_vertices=0, reorder="bfs"),
-                            threads=threads)
+            apportion.partition(graph, k, preset=preset_options(preset, flow_min_vertices=0, reorder="bfs"),
+                                threads=threads)
 
 
 def large_text(threads: int, max_log: int, k: int = 64) -> str:
@@ -246,7 +247,7 @@ def large_text(threads: int, max_log: int, k: int = 64) -> str:
     whole process's, reading included), on rmat and delaunay of 2^21 vertices doubling up to 2^max_log."""
     tmp = Path(tempfile.mkdtemp(prefix="apportion-large-"))
     rows = []
-    warm_up(k, threads)
+    warm_up(k, threads, LARGE_KINDS)
     for log in range(21, max_log + 1):
         for kind in LARGE_KINDS:
             graph = apportion.generate(kind, n=1 << log, seed=0)

@@ -258,7 +258,7 @@ def main() -> int:
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown:
         parser.error(f"unknown kind {unknown[0]!r}: choose from {', '.join(KINDS)}")
-    warm_up(K, args.threads)  # every step's process then loads the JIT cache
+    warm_up(K, args.threads, kinds)  # every step's process then loads the JIT cache
     # a run of some kinds keeps the other kinds' rows of the page (from an earlier run; the table says so)
     kept = kept_rows(DOCS.read_text(encoding="utf-8"), kinds) if not args.no_docs and DOCS.exists() else ([], [])
     text = largest_text(args.start, args.max, args.threads, limit, args.timeout, kinds, kept)
