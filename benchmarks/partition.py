@@ -162,6 +162,9 @@ def memory_text(threads, k=64):
 
 #: the --large suite: generated graphs of 2^21 vertices and up (doubling to --large-max), k = 64
 LARGE_KINDS = ("rmat", "delaunay")
+#: the other generated kinds at 2^21 vertices (`--large-more`): a random geometric graph, a weighted road-like
+#: graph, a Barabási-Albert graph (heavy-tailed, no hub block) and a 3-D grid (large flat boundaries)
+MORE_LARGE_KINDS = ("rgg", "road", "ba", "grid3d")
 LARGE_TOOLS = ("apportion fast", "apportion default", "METIS", "KaMinPar default")
 
 _LARGE_RUN = """
@@ -235,21 +238,21 @@ def warm_up(k: int, threads: int, kinds: tuple[str, ...] = ("rmat", "delaunay"))
     from apportion.partitioning.vertex.options import preset_options
 
     for kind in kinds:
-        graph = apportion.generate(kind, n=1 << 12 if kind == "rmat" else 1 << 14, seed=0)
+        graph = apportion.generate(kind, n=1 << 12 if kind in ("rmat", "grid3d") else 1 << 14, seed=0)  # 16³
         for preset in ("fast", "default"):
             apportion.partition(graph, k, preset=preset, threads=threads)
             apportion.partition(graph, k, preset=preset_options(preset, flow_min_vertices=0, reorder="bfs"),
                                 threads=threads)
 
 
-def large_text(threads: int, max_log: int, k: int = 64) -> str:
+def large_text(threads: int, max_log: int, k: int = 64, kinds: tuple[str, ...] = LARGE_KINDS) -> str:
     """The --large suite: each tool in a fresh process (graph read from disk inside it, so its peak RSS is the
     whole process's, reading included), on rmat and delaunay of 2^21 vertices doubling up to 2^max_log."""
     tmp = Path(tempfile.mkdtemp(prefix="apportion-large-"))
     rows = []
-    warm_up(k, threads, LARGE_KINDS)
+    warm_up(k, threads, kinds)
     for log in range(21, max_log + 1):
-        for kind in LARGE_KINDS:
+        for kind in kinds:
             graph = apportion.generate(kind, n=1 << log, seed=0)
             npz, text, warm = tmp / f"{kind}.npz", tmp / f"{kind}.graph", tmp / f"{kind}-warm.npz"
             save_graph_arrays(graph, npz)
@@ -364,6 +367,9 @@ def main() -> int:
                              "in a fresh process with its peak memory (marker partition-large)")
     parser.add_argument("--large-max", type=int, default=21, metavar="LOG2",
                         help="the large suite doubles the graphs up to 2^LOG2 vertices (default 21)")
+    parser.add_argument("--large-more", action="store_true",
+                        help="the large suite's runner on the other generated kinds (rgg, road, ba, grid3d) of "
+                             "2^21 vertices (marker partition-large-more)")
     parser.add_argument("--large-k", action="store_true",
                         help="only the large-k suite: k from 8192 to n / 2 on meshes, a path, R-MAT and a graph of "
                              "isolated vertices (marker partition-large-k)")
@@ -372,6 +378,8 @@ def main() -> int:
     # the single-table modes: (chosen, docs marker, how to make the table)
     for chosen, marker, make in ((args.large_k, "partition-large-k", lambda: large_k_text(threads)),
                                  (args.large, "partition-large", lambda: large_text(threads, args.large_max)),
+                                 (args.large_more, "partition-large-more",
+                                  lambda: large_text(threads, 21, kinds=MORE_LARGE_KINDS)),
                                  (args.memory, "partition-memory", lambda: memory_text(threads))):
         if chosen:
             text = make()
