@@ -97,28 +97,37 @@ def gain_cache_dtype(graph: LevelGraph, max_degree: int) -> type:
     return np.int32 if int(weights.sum()) < 2**31 - 1 else np.int64
 
 
-def use_gain_cache(graph: LevelGraph, k: int) -> bool:
-    """Whether k-way FM keeps a gain cache on this level (`_fm_gain_cache_kernels`): where the graph has hubs
-    (a vertex of degree above EXACT_UPDATE_DEGREE, whose key the plain kernel can only keep towards one block),
-    k ≥ 3 (with two blocks that one block is the only other, so the plain kernel's keys are exact) and the
-    cache's n · k entries (`gain_cache_dtype`) take at most GAIN_CACHE_BYTES_PER_ARC bytes per arc
-    (GAIN_CACHE_BYTES_PER_ARC_WIDE for k above GAIN_CACHE_WIDE_K). Without hubs the plain kernel's keys are
-    exact already and its O(deg) recount is cheaper than an O(k) row scan."""
+def gain_cache_plan(graph: LevelGraph, k: int) -> type | None:
+    """The dtype of the gain cache k-way FM keeps on this level (`_fm_gain_cache_kernels`), or None where it
+    keeps none: a cache is kept where the graph has hubs (a vertex of degree above EXACT_UPDATE_DEGREE, whose key
+    the plain kernel can only keep towards one block), k ≥ 3 (with two blocks that one block is the only other,
+    so the plain kernel's keys are exact) and the cache's n · k entries (`gain_cache_dtype`) take at most
+    GAIN_CACHE_BYTES_PER_ARC bytes per arc (GAIN_CACHE_BYTES_PER_ARC_WIDE for k above GAIN_CACHE_WIDE_K).
+    Without hubs the plain kernel's keys are exact already and its O(deg) recount is cheaper than an O(k) row
+    scan."""
     arcs = graph.indices.shape[0]
     if k < 3 or graph.n == 0 or arcs == 0:
-        return False
+        return None
+    per_arc = GAIN_CACHE_BYTES_PER_ARC if k <= GAIN_CACHE_WIDE_K else GAIN_CACHE_BYTES_PER_ARC_WIDE
+    if graph.n * k * 2 > per_arc * arcs:  # not even int16 entries fit: no need to look at the degrees
+        return None
     max_degree = int(degree_extremes(graph.indptr)[0])
     if max_degree <= EXACT_UPDATE_DEGREE:
-        return False
-    per_arc = GAIN_CACHE_BYTES_PER_ARC if k <= GAIN_CACHE_WIDE_K else GAIN_CACHE_BYTES_PER_ARC_WIDE
-    entry_bytes = np.dtype(gain_cache_dtype(graph, max_degree)).itemsize
-    return graph.n * k * entry_bytes <= per_arc * arcs
+        return None
+    dtype = gain_cache_dtype(graph, max_degree)
+    return dtype if graph.n * k * np.dtype(dtype).itemsize <= per_arc * arcs else None
 
 
-def gain_cache(graph: LevelGraph, part: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(conn, degree_weight): every vertex's edge weight into each block (n · k entries, row-major, of
-    `gain_cache_dtype`) and into all blocks, filled in parallel."""
-    dtype = gain_cache_dtype(graph, int(degree_extremes(graph.indptr)[0]))
+def use_gain_cache(graph: LevelGraph, k: int) -> bool:
+    """Whether k-way FM keeps a gain cache on this level (`gain_cache_plan`)."""
+    return gain_cache_plan(graph, k) is not None
+
+
+def gain_cache(graph: LevelGraph, part: np.ndarray, k: int, dtype: type | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(conn, degree_weight): every vertex's edge weight into each block (n · k entries, row-major, of `dtype`;
+    None: `gain_cache_dtype`) and into all blocks, filled in parallel."""
+    if dtype is None:
+        dtype = gain_cache_dtype(graph, int(degree_extremes(graph.indptr)[0]))
     conn = np.zeros(graph.n * k, dtype=dtype)
     degree_weight = np.empty(graph.n, dtype=np.int64)
     chunks = max(1, min(64, graph.n // 4096))
@@ -140,8 +149,9 @@ def refine_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: 
     if vertices is None:
         vertices = np.arange(graph.n, dtype=np.int32)
     k = bw.shape[0]
-    if use_gain_cache(graph, k) if cached is None else cached:
-        conn, degree_weight = gain_cache(graph, part, k)
+    dtype = gain_cache_plan(graph, k) if cached is None else None
+    if dtype is not None or cached:
+        conn, degree_weight = gain_cache(graph, part, k, dtype)
         return int(kway_fm_cached(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
                                   max_weights, k, passes, stop_fraction, vertices, float(min_improvement), conn,
                                   degree_weight, int(give_up_above)))
