@@ -308,7 +308,7 @@ def test_fm_slots_grown_from_one_give_the_run_with_room_for_every_vertex(seed, k
     for room in (1, level.n):
         part, bw = start.copy(), start_bw.copy()
         gain = kway_fm(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw, limits, k,
-                       4, 0.5, seed, vertices, 0.0, -1, room)
+                       4, 0.5, seed, vertices, 0.0, -1, room, vertices[:0], vertices[:0], -1)
         runs.append((gain, part, bw))
     assert runs[0][0] == runs[1][0]
     np.testing.assert_array_equal(runs[0][1], runs[1][1])

@@ -44,14 +44,44 @@ def gather_connectivity(v, indptr, indices, edge_weights, part, conn, touched):
 
 
 @njit(cache=True, nogil=True)
-def best_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, conn, touched):
-    """The best feasible move of v to an adjacent block: (block, gain) or (-1, 0) when there is none.
+def block_in_view(u, part, frozen, owner, me):
+    """u's block as an FM search restricted to the vertices of owner `me` sees it: its live block when it is one
+    of them (or when me < 0: no restriction), else its block in `frozen` (the partition when the search began,
+    which other searches running at the same time do not write)."""
+    if me < 0 or owner[u] == me:
+        return part[u]
+    return frozen[u]
+
+
+@njit(cache=True, nogil=True)
+def gather_connectivity_in_view(v, indptr, indices, edge_weights, part, frozen, owner, me, conn, touched):
+    """`gather_connectivity` with every neighbour's block as `block_in_view` gives it."""
+    count = 0
+    for e in range(indptr[v], indptr[v + 1]):
+        u = indices[e]
+        b = part[u] if owner[u] == me else frozen[u]
+        if conn[b] == 0:
+            touched[count] = b
+            count += 1
+        conn[b] += edge_weights[e]
+    return count
+
+
+@njit(cache=True, nogil=True)
+def best_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, conn, touched, frozen,
+              owner, me):
+    """The best feasible move of v to an adjacent block: (block, gain) or (-1, 0) when there is none; the
+    neighbours' blocks as `block_in_view` gives them (me < 0: `part`'s).
 
     Gain = connection to the new block - connection to the own block (the cut decrease). Ties go to the block
     with the lower load relative to its limit.
     """
     own = part[v]
-    count = gather_connectivity(v, indptr, indices, edge_weights, part, conn, touched)
+    if me < 0:
+        count = gather_connectivity(v, indptr, indices, edge_weights, part, conn, touched)
+    else:
+        count = gather_connectivity_in_view(v, indptr, indices, edge_weights, part, frozen, owner, me, conn,
+                                            touched)
     own_conn = conn[own]
     best = -1
     best_conn = -1
@@ -384,7 +414,7 @@ def fm_new_slot(v, n, slot, state, key, pos, heap, log, candidates, used):
 
 @njit(cache=True, nogil=True)
 def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, k, passes, stop_fraction,
-            seed, vertices, min_improvement, give_up_above, min_slots):
+            seed, vertices, min_improvement, give_up_above, min_slots, frozen, owner, me):
     """k-way Fiduccia-Mattheyses refinement (Fiduccia and Mattheyses 1982; Sanders and Schulz, KaFFPa).
 
     Every boundary vertex sits in a max-heap keyed by the gain of its best feasible move. A pass moves the
@@ -400,7 +430,12 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
     The state of a vertex (heap key and position, the pass that moved or recounted it, its aimed block) is
     kept in a slot of its own, handed out when FM first needs it (the comment above `_SLOT_FIELDS`); the heap
     holds slots. It starts with room for `min_slots` of them (0: max(FM_MIN_SLOTS, 2 len(vertices)); the result
-    is the same whatever the room). Returns the total cut decrease.
+    is the same whatever the room).
+
+    With me >= 0 the search is one of several running at the same time on disjoint vertex sets (`parallel_fm`):
+    it moves, seeds and lists only the vertices u with owner[u] == me, sees every other vertex in its block of
+    `frozen` (`block_in_view`), and keeps `bw` and `max_weights` of its own. me < 0: every vertex (owner and
+    frozen unused). Returns the total cut decrease as the search sees it.
     """
     n = indptr.shape[0] - 1
     ncon = vertex_weights.shape[1]
@@ -432,7 +467,7 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
     for i in range(ncand):
         v = state[candidates[i], _SLOT_VERTEX]
         for e in range(indptr[v], indptr[v + 1]):
-            if part[indices[e]] != part[v]:
+            if block_in_view(indices[e], part, frozen, owner, me) != part[v]:
                 twice_cut += edge_weights[e]
     total_gain = 0
     previous_gain = np.int64(0)  # not a literal: one compiled copy of `fm_passes_end`
@@ -444,14 +479,14 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
             own = part[v]
             is_boundary = False
             for e in range(indptr[v], indptr[v + 1]):
-                if part[indices[e]] != own:
+                if block_in_view(indices[e], part, frozen, owner, me) != own:
                     is_boundary = True
                     break
             if not is_boundary:
                 continue
             boundary += 1
             b, g = best_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, conn,
-                             touched)
+                             touched, frozen, owner, me)
             if b >= 0:
                 state[s, _SLOT_AIM] = b
                 heap_push_or_update(heap, key, pos, size, s, g)
@@ -466,7 +501,7 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
             v = state[s, _SLOT_VERTEX]
             popped = key[s]
             b, g = best_move(v, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, conn,
-                             touched)
+                             touched, frozen, owner, me)
             if b < 0:
                 continue
             if g < popped:
@@ -493,6 +528,8 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
                     break
             for e in range(indptr[v], indptr[v + 1]):
                 u = indices[e]
+                if me >= 0 and owner[u] != me:
+                    continue  # another search's vertex: frozen in this one's view
                 su = slot[u]
                 if su >= 0 and state[su, _SLOT_LOCKED] == p:
                     continue
@@ -522,7 +559,7 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
                         continue
                     state[su, _SLOT_CHECKED] = p
                 bu, gu = best_move(u, indptr, indices, edge_weights, vertex_weights, part, bw, max_weights,
-                                   conn, touched)
+                                   conn, touched, frozen, owner, me)
                 if bu < 0:
                     if su >= 0:
                         heap_remove(heap, key, pos, size, su)
@@ -552,6 +589,8 @@ def kway_fm(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights
             v = state[log[i, 0], _SLOT_VERTEX]
             for j in range(-1, indptr[v + 1] - indptr[v]):
                 u = v if j < 0 else indices[indptr[v] + j]
+                if me >= 0 and owner[u] != me:
+                    continue
                 su = slot[u]
                 if su < 0:
                     su, used, state, key, pos, heap, log, candidates = fm_new_slot(
