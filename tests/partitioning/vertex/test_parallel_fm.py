@@ -25,7 +25,8 @@ SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[Healt
 
 
 def _level(n: int, m: int, seed: int, ncon: int = 1) -> LevelGraph:
-    """A random weighted level whose ids carry locality (edges mostly between near ids), as meshes' do."""
+    """A random weighted level whose ids carry some locality (edges mostly between near ids, a tenth anywhere:
+    many of them cross the searches' ranges, which the tests call for with `max_border_fraction=1.0`)."""
     rng = np.random.default_rng(seed)
     src = rng.integers(0, n, size=m)
     dst = np.clip(src + rng.integers(-6, 7, size=m), 0, n - 1)
@@ -56,7 +57,7 @@ def test_parallel_fm_reports_its_exact_gain_and_keeps_every_block_within_its_lim
     part, bw, limits = _start(level, k, seed)
     before = _cut(level, part)
     gain = parallel_fm(level, part, bw, limits, 4, 0.5, seed, np.arange(level.n, dtype=np.int32), 0.0, searches,
-                       rounds=rounds)
+                       rounds=rounds, max_border_fraction=1.0)
     assert gain >= 0
     assert before - _cut(level, part) == gain
     np.testing.assert_array_equal(bw, block_weights(level.vertex_weights, part, k))
@@ -71,7 +72,8 @@ def test_parallel_fm_gives_the_same_partition_on_one_thread_and_on_two(seed, k, 
     for threads in (1, 2):
         part, bw, limits = _start(level, k, seed)
         with using_threads(threads):
-            parallel_fm(level, part, bw, limits, 3, 0.5, seed, np.arange(level.n, dtype=np.int32), 0.0, searches)
+            parallel_fm(level, part, bw, limits, 3, 0.5, seed, np.arange(level.n, dtype=np.int32), 0.0, searches,
+                        max_border_fraction=1.0)
         results.append(part)
     np.testing.assert_array_equal(results[0], results[1])
 
@@ -127,6 +129,33 @@ def test_parallel_fm_finds_what_the_serial_kernel_finds_on_a_mesh():
     assert gains[2] >= 0.95 * gains[1]
 
 
+def test_ids_without_locality_get_the_serial_kernel():
+    """A mesh whose ids are shuffled: nearly every seed has a neighbour in the other range, so parallel_fm makes
+    exactly the serial kernel's moves."""
+    mesh = grid(40, 40)
+    rng = np.random.default_rng(0)
+    perm = rng.permutation(mesh.n)
+    u, v, _ = mesh.edges()
+    level = LevelGraph.from_graph(Graph.from_edges(perm[u], perm[v], n=mesh.n))
+    k = 4
+    start = rng.integers(0, k, size=level.n).astype(np.int32)
+    limits = max_block_weights(level.vertex_weights.sum(axis=0), np.full(k, 0.25), 0.1)
+    results = []
+    for searches in (1, 2):
+        part = start.copy()
+        bw = block_weights(level.vertex_weights, part, k)
+        rebalance_partition(level, part, bw, limits, final=True)
+        vertices = np.arange(level.n, dtype=np.int32)
+        if searches == 1:
+            gain = kway_fm(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw, limits,
+                           k, 3, 0.5, 5, vertices, 0.0, -1, 0, vertices[:0], vertices[:0], -1)
+        else:
+            gain = parallel_fm(level, part, bw, limits, 3, 0.5, 5, vertices, 0.0, 2)
+        results.append((gain, part))
+    assert results[0][0] == results[1][0] > 0
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
 def test_searches_that_undo_each_other_are_dropped_for_one_serial_search():
     """c - a - u | v - b - d (blocks 0 | 1; the middle edge weighs 10, the outer ones 5, the two beside the
     middle 1; u and v weigh 1, the others 10, each block may take 9 more): search 0 (c, a, u) moves u across
@@ -141,7 +170,8 @@ def test_searches_that_undo_each_other_are_dropped_for_one_serial_search():
     both = part.copy()
     both[2], both[3] = 1, 0
     assert merged_cut_decrease(level.indptr, level.indices, level.edge_weights, frozen, both)[0] == -2
-    gain = parallel_fm(level, part, bw, limits, 2, 0.5, 0, np.arange(6, dtype=np.int32), 0.0, 2, rounds=1)
+    gain = parallel_fm(level, part, bw, limits, 2, 0.5, 0, np.arange(6, dtype=np.int32), 0.0, 2, rounds=1,
+                       max_border_fraction=1.0)
     assert gain == 9 and _cut(level, part) == 1
     np.testing.assert_array_equal(bw, block_weights(level.vertex_weights, part, 2))
 
@@ -200,6 +230,8 @@ def test_fm_searches_depends_on_the_seeds_not_the_threads():
     assert fm_searches(10**6, 0) == 1
     assert fm_searches(199_999, 100_000) == 1
     assert fm_searches(200_000, 100_000) == 2
+    assert fm_searches(399_999, 100_000) == 2  # a power of two, not 3
+    assert fm_searches(400_000, 100_000) == 4
     assert fm_searches(10**9, 1000) == MAX_SEARCHES
 
 
@@ -211,16 +243,16 @@ def test_border_vertices_are_those_with_a_neighbour_of_another_owner():
 
 
 def test_partition_runs_parallel_fm_and_stays_the_same_whatever_the_thread_count(monkeypatch):
-    from apportion.partitioning.vertex import refine as refine_module
+    from apportion.partitioning.vertex import parallel_fm as parallel_fm_module
 
-    calls = []
-    original = refine_module.parallel_fm
-    monkeypatch.setattr(refine_module, "parallel_fm",
-                        lambda *a, **kw: calls.append(a[-1]) or original(*a, **kw))
-    graph = grid(50, 50)
-    options = preset_options("default", fm_search_seeds=100)
+    rounds = []
+    original = parallel_fm_module.run_chunked
+    monkeypatch.setattr(parallel_fm_module, "run_chunked",
+                        lambda kernel, chunks, *a: rounds.append(chunks) or original(kernel, chunks, *a))
+    graph = grid(100, 100)
+    options = preset_options("default", fm_search_seeds=300)
     one = apportion.partition(graph, 8, seed=3, threads=1, preset=options)
-    assert calls and min(calls) >= 2
+    assert rounds and min(rounds) >= 2  # searches side by side ran
     two = apportion.partition(graph, 8, seed=3, threads=2, preset=options)
     np.testing.assert_array_equal(one.assignment, two.assignment)
     assert one.balanced
