@@ -87,12 +87,12 @@ class PartitionOptions:
         fm_finest_only: k-way FM runs only on the finest level of each multilevel cycle (the coarser levels get
             the two-direction passes alone).
         fm_min_improvement: no further FM pass after one that lowered the cut by less than this fraction.
-        fm_search_seeds: k-way FM without a gain cache runs as one search per this many seeds, side by side on
-            the threads (`parallel_fm.py`), where that makes two searches or more (0: one serial search). A
-            count of the input, not of the threads, so the partition stays the same whatever the thread count;
-            smaller values give more threads work on smaller boundaries, each search's id range thinner (a
-            2^21-vertex 3-D grid at k = 64: 2 searches cut 169,024, 4 searches 170,681, the serial kernel
-            168,887).
+        fm_search_seeds: k-way FM without a gain cache runs as searches side by side on the threads, a power
+            of two of them with at least this many seeds each, where that makes two or more (`parallel_fm.py`;
+            0: one serial search). A count of the input, not of the threads, so the partition stays the same
+            whatever the thread count; smaller values give more threads work on smaller boundaries, each
+            search's id range thinner (a 2^21-vertex 3-D grid, `default`: at k = 64 4 searches cut 168,173, the
+            serial kernel 168,887; at k = 256 8 searches 306,640, serial 304,075).
         flow_rounds: rounds of flow-based refinement of adjacent block pairs per level (0 disables; `flow.py`:
             KaFFPa's flow refinement with FlowCutter's balanced cuts). A round visits the quotient graph's
             edges heaviest first; later rounds only pairs with a block changed in the round before.
