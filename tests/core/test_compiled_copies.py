@@ -2,7 +2,7 @@
 
 Every extra copy costs compile time on a machine's first run (Numba types and compiles a function again for each
 new argument type, and a literal `0` or `True` passed to a helper counts as a type of its own). The check runs
-the vertex and edge partitioners' main paths in a fresh process, so only the signatures those paths create are
+the vertex and edge partitioners' main paths (k-way FM serial and as parallel searches) in a fresh process, so only the signatures those paths create are
 counted, then lists every apportion kernel holding more than one.
 
 One pair of copies is by design: a graph without weights has unit weights that take no memory (a broadcast 1,
@@ -33,6 +33,10 @@ for graph in (mesh, skewed):
         apportion.partition(graph, 4, targets=[2, 1, 1, 1], preset=preset, seed=1)
     for method in ("spac", "ne", "hdrf", "dbh", "random"):
         partition_edges(graph, 8, method=method, seed=1)
+# k-way FM as searches side by side (a row-major grid: ids with locality), which large levels run
+from apportion.partitioning.vertex.options import preset_options
+apportion.partition(apportion.generate("grid2d", rows=60, cols=60), 8, seed=1,
+                    preset=preset_options("default", fm_search_seeds=40))
 copies = {}
 for module in list(sys.modules.values()):
     if getattr(module, "__name__", "").startswith("apportion"):

@@ -42,6 +42,7 @@ def run(ctx) -> None:
     phases = ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in result.times.items())
     ctx.console.print(f"cut {result.cut:,}, imbalance {result.imbalance:.4f}, {result.levels} levels; {phases}")
     _compare_presets(ctx, graph, targets)
+    _same_whatever_the_threads(ctx)
 
     xy = _layout(graph)
     path = _draw(ctx, graph, result, xy, label)
@@ -63,6 +64,22 @@ def _compare_presets(ctx, graph, targets) -> None:
         result = apportion.partition(graph, len(targets), targets=targets, seed=ctx.seed, preset=preset)
         table.add_row(preset, f"{result.cut:,}", f"{result.imbalance:.4f}", f"{result.times['total'] * 1000:.0f}")
     ctx.console.print(table)
+
+
+def _same_whatever_the_threads(ctx) -> None:
+    """Large levels run k-way FM as searches side by side on the threads, one per 50,000 seeds
+    (`fm_search_seeds`, docs/partition.md); the partition depends on that count, never on the threads. A grid
+    with one search per 100 seeds shows it (and compiles those kernels on a first run)."""
+    import apportion
+    from apportion.partitioning.vertex.options import preset_options
+
+    grid = apportion.generate("grid2d", rows=120, cols=120)
+    options = preset_options("default", fm_search_seeds=100)
+    one = apportion.partition(grid, 16, preset=options, threads=1, seed=ctx.seed)
+    two = apportion.partition(grid, 16, preset=options, threads=2, seed=ctx.seed)
+    same = "yes" if np.array_equal(one.assignment, two.assignment) else "NO"
+    ctx.console.print(f"k-way FM as searches side by side (120 × 120 grid, k = 16, one search per 100 seeds): cut "
+                      f"{one.cut:,} on 1 thread, {two.cut:,} on 2; the same partition: {same}")
 
 
 def _draw(ctx, graph, result, xy, label):
