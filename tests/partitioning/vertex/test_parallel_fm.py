@@ -105,6 +105,24 @@ def test_a_search_moves_only_its_own_vertices_and_ignores_what_others_wrote(seed
     np.testing.assert_array_equal(runs[0][2], runs[1][2])
 
 
+def _serial_and_parallel(level: LevelGraph, start: np.ndarray, limits: np.ndarray, k: int, passes: int,
+                         stop_fraction: float, seed: int) -> list[tuple[int, np.ndarray]]:
+    """(gain, partition) of the serial kernel and of two searches from the same rebalanced start."""
+    runs = []
+    for searches in (1, 2):
+        part = start.copy()
+        bw = block_weights(level.vertex_weights, part, k)
+        rebalance_partition(level, part, bw, limits, final=True)
+        vertices = np.arange(level.n, dtype=np.int32)
+        if searches == 1:
+            gain = kway_fm(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw, limits,
+                           k, passes, stop_fraction, seed, vertices, 0.0, -1, 0, vertices[:0], vertices[:0], -1)
+        else:
+            gain = parallel_fm(level, part, bw, limits, passes, stop_fraction, seed, vertices, 0.0, searches)
+        runs.append((int(gain), part))
+    return runs
+
+
 def test_parallel_fm_finds_what_the_serial_kernel_finds_on_a_mesh():
     """On a grid numbered row by row, two searches (each half of the rows) and the serial kernel lower the cut of
     a striped start to within a few per cent of each other."""
@@ -113,20 +131,9 @@ def test_parallel_fm_finds_what_the_serial_kernel_finds_on_a_mesh():
     start = ((np.arange(level.n) % 60) * k // 60).astype(np.int32)  # vertical stripes: every row crosses them
     start[np.random.default_rng(1).random(level.n) < 0.05] = 0
     limits = max_block_weights(level.vertex_weights.sum(axis=0), np.full(k, 0.25), 0.05)
-    gains = {}
-    for searches in (1, 2):
-        part = start.copy()
-        bw = block_weights(level.vertex_weights, part, k)
-        rebalance_partition(level, part, bw, limits, final=True)
-        vertices = np.arange(level.n, dtype=np.int32)
-        if searches == 1:
-            from apportion.partitioning.vertex.refine import refine_fm
-
-            gains[searches] = refine_fm(level, part, bw, limits, 8, 0.25, 0, vertices)
-        else:
-            gains[searches] = parallel_fm(level, part, bw, limits, 8, 0.25, 0, vertices, 0.0, searches)
-    assert gains[2] > 0
-    assert gains[2] >= 0.95 * gains[1]
+    (serial, _), (parallel, _) = _serial_and_parallel(level, start, limits, k, 8, 0.25, 0)
+    assert parallel > 0
+    assert parallel >= 0.95 * serial
 
 
 def test_ids_without_locality_get_the_serial_kernel():
@@ -140,20 +147,9 @@ def test_ids_without_locality_get_the_serial_kernel():
     k = 4
     start = rng.integers(0, k, size=level.n).astype(np.int32)
     limits = max_block_weights(level.vertex_weights.sum(axis=0), np.full(k, 0.25), 0.1)
-    results = []
-    for searches in (1, 2):
-        part = start.copy()
-        bw = block_weights(level.vertex_weights, part, k)
-        rebalance_partition(level, part, bw, limits, final=True)
-        vertices = np.arange(level.n, dtype=np.int32)
-        if searches == 1:
-            gain = kway_fm(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw, limits,
-                           k, 3, 0.5, 5, vertices, 0.0, -1, 0, vertices[:0], vertices[:0], -1)
-        else:
-            gain = parallel_fm(level, part, bw, limits, 3, 0.5, 5, vertices, 0.0, 2)
-        results.append((gain, part))
-    assert results[0][0] == results[1][0] > 0
-    np.testing.assert_array_equal(results[0][1], results[1][1])
+    (serial, serial_part), (parallel, parallel_part) = _serial_and_parallel(level, start, limits, k, 3, 0.5, 5)
+    assert serial == parallel > 0
+    np.testing.assert_array_equal(serial_part, parallel_part)
 
 
 def test_searches_that_undo_each_other_are_dropped_for_one_serial_search():
