@@ -1,25 +1,27 @@
-"""Parallel k-way FM: the boundary cut into contiguous id ranges, one FM search per range on every thread at once.
+"""Parallel k-way FM: the boundary cut into contiguous id ranges, one FM search per range, side by side.
 
 Serial FM (`_refine_kernels.kway_fm`) is the finest level's largest cost on meshes at scale (a 2^21-vertex 3-D
-grid at k = 64: eight passes over 300 k boundary vertices, 0.6-0.75 s each). Here T searches run side by side
-(T = the thread budget), search t owning the vertices of the t-th of T id ranges holding equal shares of the
-seeds: it moves and lists only its own vertices and sees every other vertex in its block at the start of the
-round (`frozen`), so its moves, its gains and therefore the whole result depend on the seed and T alone, never
-on the threads' timing. Each search keeps block weights of its own under limits that give it a share of every
-block's room in proportion to its seeds in or next to the block (`search_limits`), so that the searches' moves together
-never overfill a block while a block inside one search's range keeps all of its room (an even split of every
-block's room cost a third of FM's gain on a 1024 x 1024 grid at k = 256). Their moves are merged
-and the cut change recounted exactly (`merged_cut_decrease`: an edge whose two ends two searches moved is the
-case a search's own count misses); a merge that would raise the cut is dropped whole, and that round's seeds go
-to one serial search instead.
+grid at k = 64: eight passes over 300 k boundary vertices, 0.6-0.75 s each). Here S searches run at once on the
+threads there are (S a power of two set by the number of seeds, `fm_searches`), search t owning the vertices of
+the t-th of S id ranges holding equal shares of the seeds: it moves and lists only its own vertices and sees every
+other vertex in its block at the start of the round (`frozen`), so its moves, its gains and therefore the whole
+result depend on the seed and S alone, never on the thread count or the threads' timing.
 
-A second round shifts the ranges by half a range, so that the vertices near the first round's range borders,
-which neither search could move together with their neighbours across the border, are inside one search's range.
-Vertex ids are the locality this relies on: the input's own order on the finest level (grids, meshes and road
-networks are numbered along space), the coarse levels' by cluster. Where they carry none (more than
-MAX_BORDER_FRACTION of the seeds next to another range), FM runs serially. KaMinPar and Mt-KaHyPar run localized FM
-searches that claim vertices as they go, whose result depends on the threads' timing; these are static and
-deterministic.
+Each search keeps block weights of its own under limits that give it a share of every block's room in
+proportion to its seeds in or next to the block (`search_limits`), so that the searches' moves together never
+overfill a block while a block inside one search's range keeps all of its room there (an even split of every
+block's room cost a third of FM's gain on a 1024 x 1024 grid at k = 256). Their moves are merged and the cut
+change recounted exactly (`merged_cut_decrease`: an edge whose two ends two searches moved is the case a search's
+own count misses); a merge that would raise the cut is dropped whole, and that round's seeds go to one serial
+search instead.
+
+A second round shifts the ranges by half a range and is seeded with the boundary vertices next to the first
+round's range borders, which no search could move together with their neighbours across the border; each border
+now lies inside one search's range. Vertex ids are the locality this relies on: the input's own order or the
+partitioner's breadth-first renumbering on the finest level (grids, meshes and road networks), the clusters' order
+on the coarse levels. Where they carry none (more than MAX_BORDER_FRACTION of the seeds next to another range),
+FM runs serially. KaMinPar and Mt-KaHyPar run localized FM searches that claim vertices as they go, whose result
+depends on the threads' timing; these are static and deterministic.
 """
 
 from __future__ import annotations

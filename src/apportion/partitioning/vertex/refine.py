@@ -1,5 +1,6 @@
 """Refinement: the two-direction request-buffer refiner (seed 000 ch. 4.3.4, with Jet's afterburner), k-way FM
-(KaFFPa-style) and flow-based refinement of block pairs (`flow.py`), used as preset data says."""
+(KaFFPa-style; as deterministic searches side by side on large levels, `parallel_fm.py`) and flow-based refinement
+of block pairs (`flow.py`), used as preset data says."""
 
 from __future__ import annotations
 
