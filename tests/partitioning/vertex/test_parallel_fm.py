@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -252,3 +253,10 @@ def test_partition_runs_parallel_fm_and_stays_the_same_whatever_the_thread_count
     two = apportion.partition(graph, 8, seed=3, threads=2, preset=options)
     np.testing.assert_array_equal(one.assignment, two.assignment)
     assert one.balanced
+
+
+def test_fm_search_seeds_must_be_a_count():
+    for bad in (-1, 2.5, True, "50000"):
+        with pytest.raises(apportion.InputError, match="fm_search_seeds must be an integer >= 0"):
+            preset_options("default", fm_search_seeds=bad)
+    assert preset_options("default", fm_search_seeds=0).fm_search_seeds == 0
