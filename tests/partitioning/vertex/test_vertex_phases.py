@@ -511,6 +511,29 @@ def test_key_after_a_neighbour_move_is_the_exact_best_gain(data, k, ncon):
         assert fits(bw, best, vertex_weights, u, max_weights)
 
 
+def test_key_after_a_neighbour_leaves_the_own_block_for_the_aimed_one_rises_by_twice_the_edge():
+    """The case the random test above meets only sometimes: u and its neighbour v both in block 0, u aiming at
+    block 1; v moves from 0 to 1, so u's internal weight falls by w and its weight towards 1 rises by w: its key
+    rises by 2w (one w would leave it stale), and that is the exact best gain."""
+    k, w = 3, 2
+    conn = np.array([4 + w, 5, 1, 3, 0, 2], dtype=np.int32)  # u's row (v in block 0 among it), then v's row
+    conn[k + 0] += w  # v's edge to u
+    part = np.array([0, 0], dtype=np.int32)
+    vertex_weights = np.ones((2, 1), dtype=np.int64)
+    bw = np.array([[10], [10], [10]], dtype=np.int64)
+    max_weights = np.full((3, 1), 20, dtype=np.int64)
+    target, gain = cached_best_move(0, 0, conn, k, bw, vertex_weights, max_weights)
+    assert (target, gain) == (1, 5 - (4 + w))
+    indptr, indices, edge_weights = (np.array([0, 1, 2], dtype=np.int64), np.array([1, 0], dtype=np.int32),
+                                     np.array([w, w], dtype=np.int64))
+    records = new_records(part, conn, k)
+    _move(1, 0, 1, indptr, indices, edge_weights, vertex_weights, part, bw, conn, k, records)
+    best, best_gain = key_after_neighbour_move(0, 0, records[0, INTERNAL], 0, 1, w, target, gain, conn, k, bw,
+                                               vertex_weights, max_weights)
+    assert (best, best_gain) == (1, gain + 2 * w)
+    assert (best, best_gain) == cached_best_move(0, 0, conn, k, bw, vertex_weights, max_weights)
+
+
 def test_gain_cache_is_used_where_hubs_are_and_the_cache_is_small():
     from apportion.graph.csr import Graph
 
