@@ -98,7 +98,7 @@ def test_a_search_moves_only_its_own_vertices_and_ignores_what_others_wrote(seed
         before = part.copy()
         own_bw = bw.copy()
         gain = kway_fm(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, own_bw,
-                       limits, k, 4, 0.5, seed, mine, 0.0, -1, 0, start, owner, 1)
+                       limits, k, 4, 0.5, 0, seed, mine, 0.0, -1, 0, start, owner, 1)
         np.testing.assert_array_equal(part[owner != 1], before[owner != 1])
         runs.append((gain, part[owner == 1], own_bw))
     assert runs[0][0] == runs[1][0]
@@ -117,7 +117,7 @@ def _serial_and_parallel(level: LevelGraph, start: np.ndarray, limits: np.ndarra
         vertices = np.arange(level.n, dtype=np.int32)
         if searches == 1:
             gain = kway_fm(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw, limits,
-                           k, passes, stop_fraction, seed, vertices, 0.0, -1, 0, vertices[:0], vertices[:0], -1)
+                           k, passes, stop_fraction, 0, seed, vertices, 0.0, -1, 0, vertices[:0], vertices[:0], -1)
         else:
             gain = parallel_fm(level, part, bw, limits, passes, stop_fraction, seed, vertices, 0.0, searches)
         runs.append((int(gain), part))

@@ -20,7 +20,8 @@ from apportion.partitioning.vertex.options import PRESETS, preset_options
 from apportion.partitioning.vertex._fm_gain_cache_kernels import (
     INTERNAL, PART, _move, cached_best_move, key_after_neighbour_move, kway_fm_cached, new_records)
 from apportion.partitioning.vertex._partition_kernels import fits
-from apportion.partitioning.vertex._refine_kernels import apply_if_not_worse, fm_passes_end, kway_fm
+from apportion.partitioning.vertex._refine_kernels import (
+    FM_MIN_PATIENCE, apply_if_not_worse, fm_passes_end, fm_patience, kway_fm)
 from apportion.partitioning.vertex.refine import (gain_cache, gain_cache_dtype, refine_fm, refine_two_direction,
                                                   use_gain_cache)
 
@@ -308,7 +309,7 @@ def test_fm_slots_grown_from_one_give_the_run_with_room_for_every_vertex(seed, k
     for room in (1, level.n):
         part, bw = start.copy(), start_bw.copy()
         gain = kway_fm(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw, limits, k,
-                       4, 0.5, seed, vertices, 0.0, -1, room, vertices[:0], vertices[:0], -1)
+                       4, 0.5, 0, seed, vertices, 0.0, -1, room, vertices[:0], vertices[:0], -1)
         runs.append((gain, part, bw))
     assert runs[0][0] == runs[1][0]
     np.testing.assert_array_equal(runs[0][1], runs[1][1])
@@ -379,7 +380,7 @@ def test_gain_cache_fm_keeps_its_cache_exact_and_reports_the_true_gain(seed, k, 
     before = edge_cut(level.indptr, level.indices, level.edge_weights, part)
     conn, degree_weight = gain_cache(level, part, k)
     gain = kway_fm_cached(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw, limits,
-                          k, 4, 0.5, np.arange(n, dtype=np.int32), 0.0, conn, degree_weight, -1)
+                          k, 4, 0.5, 0, np.arange(n, dtype=np.int32), 0.0, conn, degree_weight, -1)
     after = edge_cut(level.indptr, level.indices, level.edge_weights, part)
     assert before - after == gain >= 0
     recounted, recounted_degree = gain_cache(level, part, k)
@@ -387,6 +388,64 @@ def test_gain_cache_fm_keeps_its_cache_exact_and_reports_the_true_gain(seed, k, 
     np.testing.assert_array_equal(degree_weight, recounted_degree)
     np.testing.assert_array_equal(bw, block_weights(level.vertex_weights, part, k))
     assert np.all(bw <= limits)
+
+
+def test_fm_patience_is_the_fraction_of_the_boundary_between_the_floor_and_the_cap():
+    assert fm_patience(0.25, 100, 0) == FM_MIN_PATIENCE  # the floor
+    assert fm_patience(0.25, 2_000_000, 0) == 500_000  # no cap
+    assert fm_patience(0.25, 2_000_000, 8192) == 8192
+    assert fm_patience(0.25, 20_000, 8192) == 5000  # under the cap: the fraction
+    assert fm_patience(0.25, 100, 7) == 7  # a cap below the floor is the user's choice
+
+
+def clique_behind_a_valley(h: int) -> tuple[LevelGraph, np.ndarray]:
+    """(level, partition): block 0 a clique of s = 12 vertices, each with s - 1 - 2h edges to block 1, a
+    clique of 16. Moving the clique over one vertex at a time gains -2h, -2h + 2, ...: the cut first rises and
+    only the (2h + 2)-th move makes a new best, after 2h + 1 moves without one; the whole clique over removes
+    every cut edge."""
+    s, b = 12, 16
+    d = s - 1 - 2 * h
+    src, dst = [], []
+    for clique, first in ((s, 0), (b, s)):
+        for i in range(clique):
+            for j in range(i + 1, clique):
+                src.append(first + i)
+                dst.append(first + j)
+    for i in range(s):
+        for j in range(d):
+            src.append(i)
+            dst.append(s + (i * d + j) % b)
+    from apportion.graph.csr import Graph
+
+    level = LevelGraph.from_graph(Graph.from_edges(np.array(src), np.array(dst), n=s + b))
+    return level, np.repeat(np.array([0, 1], dtype=np.int32), [s, b])
+
+
+@pytest.mark.parametrize("cached", [False, True])
+@pytest.mark.parametrize("h", [1, 3])
+def test_fm_crosses_a_valley_as_long_as_its_patience_allows(cached, h):
+    """A pass needs 2h + 1 moves without a new best to get the clique over (`clique_behind_a_valley`): a cap of
+    that many lets it (the whole cut removed), one fewer stops it before the new best, no cap (0) is the floor
+    of FM_MIN_PATIENCE moves, plenty; the same in the plain kernel and the gain-cache one."""
+    level, start = clique_behind_a_valley(h)
+    limits = np.full((2, 1), level.n, dtype=np.int64)
+    cut = edge_cut(level.indptr, level.indices, level.edge_weights, start)
+    vertices = np.arange(level.n, dtype=np.int32)
+    gains = {}
+    for cap in (0, 2 * h + 1, 2 * h):
+        part = start.copy()
+        bw = block_weights(level.vertex_weights, part, 2)
+        if cached:
+            conn, degree_weight = gain_cache(level, part, 2)
+            gain = kway_fm_cached(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw,
+                                  limits, 2, 4, 0.25, cap, vertices, 0.0, conn, degree_weight, -1)
+        else:
+            gain = kway_fm(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw, limits,
+                           2, 4, 0.25, cap, 0, vertices, 0.0, -1, 0, vertices[:0], vertices[:0], -1)
+        assert gain == cut - edge_cut(level.indptr, level.indices, level.edge_weights, part)
+        gains[cap] = gain
+    assert gains[0] == gains[2 * h + 1] == cut > 0
+    assert gains[2 * h] == 0
 
 
 @SETTINGS
@@ -403,7 +462,8 @@ def test_gain_cache_fm_moves_the_same_whatever_the_cache_dtype(seed, k, hubs):
     for dtype in (np.int16, np.int32, np.int64):
         part, bw, conn = start.copy(), bw0.copy(), conn16.astype(dtype)
         gain = kway_fm_cached(level.indptr, level.indices, level.edge_weights, level.vertex_weights, part, bw,
-                              limits, k, 4, 0.5, np.arange(n, dtype=np.int32), 0.0, conn, degree_weight.copy(), -1)
+                              limits, k, 4, 0.5, 0, np.arange(n, dtype=np.int32), 0.0, conn, degree_weight.copy(),
+                              -1)
         results.append((gain, part, conn.astype(np.int64)))
     for gain, part, conn in results[1:]:
         assert gain == results[0][0]

@@ -52,7 +52,7 @@ from apportion._kernels.heap import (
     RECORD_KEY, RECORD_POS, record_heap_pop, record_heap_push_or_update, record_heap_remove)
 from apportion.partitioning.vertex._partition_kernels import fits
 from apportion.partitioning.vertex._refine_kernels import (
-    FM_MIN_PATIENCE, fm_candidates, fm_passes_end, list_moved_and_neighbours)
+    fm_candidates, fm_passes_end, fm_patience, list_moved_and_neighbours)
 
 #: heap position of a vertex moved in the current pass (out of the heap and not to be put back before the pass ends)
 MOVED = -2
@@ -194,7 +194,7 @@ def key_after_neighbour_move(u, own, internal, a, b, w, target, gain, conn, k, b
 
 @njit(cache=True, nogil=True)
 def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_weights, k, passes,
-                   stop_fraction, vertices, min_improvement, conn, degree_weight, give_up_above):
+                   stop_fraction, max_patience, vertices, min_improvement, conn, degree_weight, give_up_above):
     """k-way FM (module docstring) on a filled gain cache (`conn`, n · k entries, and `degree_weight`, as
     `fill_gain_cache_chunk` leaves them; both are kept exact for the final `part`). Seeded from `vertices` (a
     superset of the boundary); later passes add the vertices the previous one moved and their neighbours.
@@ -225,7 +225,7 @@ def kway_fm_cached(indptr, indices, edge_weights, vertex_weights, part, bw, max_
             if b >= 0:
                 record_heap_push_or_update(heap, heap_keys, records, size, v, g)
                 records[v, TARGET] = b
-        limit = max(FM_MIN_PATIENCE, int(stop_fraction * boundary))
+        limit = fm_patience(stop_fraction, boundary, max_patience)
         moves = 0
         current = 0
         best = 0

@@ -11,15 +11,16 @@ from apportion.partitioning.vertex._refine_kernels import kway_fm
 
 @njit(cache=True, nogil=True)
 def fm_searches_chunk(first, stride, chunks, indptr, indices, edge_weights, vertex_weights, part, frozen, owner,
-                      bws, limits, k, passes, stop_fraction, seed, seeds, seed_ptr, min_improvement, gains):
+                      bws, limits, k, passes, stop_fraction, max_patience, seed, seeds, seed_ptr, min_improvement,
+                      gains):
     """Searches first, first + stride, ... of `chunks` (one per owner): search t runs `kway_fm` restricted to
     the vertices u with owner[u] == t, seeded with seeds[seed_ptr[t]:seed_ptr[t + 1]], on block weights bws[t]
     under limits[t] (its own copies), writing its moves into `part` (only its own vertices) and seeing every
     other vertex as `frozen` has it; gains[t] = the cut decrease it saw."""
     for t in range(first, chunks, stride):
         gains[t] = kway_fm(indptr, indices, edge_weights, vertex_weights, part, bws[t], limits[t], k, passes,
-                           stop_fraction, seed + 7 * t, seeds[seed_ptr[t]:seed_ptr[t + 1]], min_improvement, -1,
-                           0, frozen, owner, t)
+                           stop_fraction, max_patience, seed + 7 * t, seeds[seed_ptr[t]:seed_ptr[t + 1]],
+                           min_improvement, -1, 0, frozen, owner, t)
 
 
 @njit(cache=True, nogil=True)

@@ -83,7 +83,10 @@ class PartitionOptions:
         lp_refine_passes: passes (each an up and a down half-pass) of the two-direction request-buffer refiner.
         fm_passes: k-way FM passes per level (0 disables FM).
         fm_stop_fraction: an FM pass stops after this many non-improving moves (as a fraction of the boundary,
-            at least 64).
+            at least 256).
+        fm_max_patience: ... and after at most this many whatever the boundary (0: no such cap). The moves after
+            a pass's best prefix are undone, so on large boundaries most of a pass was moves made to be undone,
+            while a new best came after at most a few thousand moves without one (`_refine_kernels.fm_patience`).
         fm_finest_only: k-way FM runs only on the finest level of each multilevel cycle (the coarser levels get
             the two-direction passes alone).
         fm_min_improvement: no further FM pass after one that lowered the cut by less than this fraction.
@@ -171,6 +174,7 @@ class PartitionOptions:
     lp_refine_passes: int = 3
     fm_passes: int = 2
     fm_stop_fraction: float = 0.05
+    fm_max_patience: int = 8192
     fm_finest_only: bool = False
     fm_min_improvement: float = 0.002
     fm_search_seeds: int = 50_000
@@ -314,7 +318,8 @@ PRESETS: Registry[PartitionOptions] = Registry("preset", {
                       flow_min_vertices=0, flow_finest_only=False),
     "quality": PartitionOptions(clustering_rounds=6, clustering_batches=16, clustering_stop_fraction=0.005,
                                 initial_tries=20, initial_fm_passes=6, lp_refine_passes=4, fm_passes=16,
-                                fm_stop_fraction=0.5, fm_min_improvement=0.0, coarsest_per_block=60, vcycles=2,
+                                fm_stop_fraction=0.5, fm_max_patience=0, fm_min_improvement=0.0,
+                                coarsest_per_block=60, vcycles=2,
                                 large_level_clustering_rounds=6, runs=QUALITY_RUNS, multilevel_runs=3,
                                 flow_rounds=1, flow_region_fraction=0.25, flow_region_depth=8,
                                 heavy_tailed_ratio=100.0, heavy_tailed=HEAVY_TAILED_NO_FLOWS),

@@ -47,10 +47,10 @@ PARALLEL_FM_ROUNDS = 2
 
 
 def _serial_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray, passes: int,
-               stop_fraction: float, seed: int, seeds: np.ndarray, min_improvement: float) -> int:
+               stop_fraction: float, max_patience: int, seed: int, seeds: np.ndarray, min_improvement: float) -> int:
     return int(kway_fm(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw, max_weights,
-                       bw.shape[0], passes, stop_fraction, seed, seeds, float(min_improvement), -1, 0, seeds[:0],
-                       seeds[:0], -1))
+                       bw.shape[0], passes, stop_fraction, max_patience, seed, seeds, float(min_improvement), -1, 0,
+                       seeds[:0], seeds[:0], -1))
 
 
 def fm_searches(seeds: int, seeds_per_search: int) -> int:
@@ -98,10 +98,13 @@ def owner_ranges(n: int, seeds: np.ndarray, searches: int, shift: float) -> np.n
 
 def parallel_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray, passes: int,
                 stop_fraction: float, seed: int, vertices: np.ndarray, min_improvement: float, searches: int,
-                rounds: int = PARALLEL_FM_ROUNDS, max_border_fraction: float = MAX_BORDER_FRACTION) -> int:
+                rounds: int = PARALLEL_FM_ROUNDS, max_border_fraction: float = MAX_BORDER_FRACTION,
+                max_patience: int = 0) -> int:
     """k-way FM in `searches` (>= 2) searches at once, `rounds` rounds (see the module's docstring), seeded from
     `vertices` (increasing ids, a superset of the boundary); serially where more than `max_border_fraction` of
-    the seeds have a neighbour in another range. Never increases the cut; every block ends within max_weights.
+    the seeds have a neighbour in another range. Each search's passes give up as `fm_patience` says, after at
+    most `max_patience` moves without a new best (0: no cap). Never increases the cut; every block ends within
+    max_weights.
     Updates part and bw; returns the cut decrease."""
     total = 0
     seeds = spread = vertices  # the round's seeds, and the vertices whose quantiles set its ranges
@@ -111,7 +114,8 @@ def parallel_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights
         owner = owner_ranges(graph.n, spread, searches, 0.5 * r)
         if r == 0 and border_vertices(graph.indptr, graph.indices, owner, seeds).shape[0] > \
                 max_border_fraction * seeds.shape[0]:
-            return _serial_fm(graph, part, bw, max_weights, passes, stop_fraction, seed, seeds, min_improvement)
+            return _serial_fm(graph, part, bw, max_weights, passes, stop_fraction, max_patience, seed, seeds,
+                              min_improvement)
         mine = owner[seeds]
         order = np.argsort(mine, kind="stable")
         seed_ptr = np.searchsorted(mine[order], np.arange(searches + 1)).astype(np.int64)
@@ -122,12 +126,13 @@ def parallel_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights
         gains = np.zeros(searches, dtype=np.int64)
         run_chunked(fm_searches_chunk, searches, graph.indptr, graph.indices, graph.edge_weights,
                     graph.vertex_weights, part, frozen, owner, bws, limits, bw.shape[0], passes, stop_fraction,
-                    seed + 101 * r, np.ascontiguousarray(seeds[order]), seed_ptr, float(min_improvement), gains)
+                    max_patience, seed + 101 * r, np.ascontiguousarray(seeds[order]), seed_ptr, float(min_improvement),
+                    gains)
         decrease, moved = merged_cut_decrease(graph.indptr, graph.indices, graph.edge_weights, frozen, part)
         if decrease < 0:  # the searches' moves undid each other's gains: this round's seeds in one search
             part[:] = frozen
-            return total + _serial_fm(graph, part, bw, max_weights, passes, stop_fraction, seed + 101 * r, seeds,
-                                      min_improvement)
+            return total + _serial_fm(graph, part, bw, max_weights, passes, stop_fraction, max_patience,
+                                      seed + 101 * r, seeds, min_improvement)
         bw += (bws - bw).sum(axis=0)
         total += int(decrease)
         # the next round: the boundary vertices where this round's searches met, inside the shifted ranges

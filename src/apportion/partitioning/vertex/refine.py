@@ -141,13 +141,15 @@ def gain_cache(graph: LevelGraph, part: np.ndarray, k: int, dtype: type | None =
 def refine_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: np.ndarray, passes: int,
               stop_fraction: float, seed: int, vertices: np.ndarray | None = None,
               min_improvement: float = 0.0, cached: bool | None = None, give_up_above: int = -1,
-              search_seeds: int = 0) -> int:
+              search_seeds: int = 0, max_patience: int = 0) -> int:
     """k-way FM with rollback to the best prefix, seeded from `vertices` (a superset of the boundary, increasing;
     all vertices when None); passes stop early once one gains less than `min_improvement` of the cut, or once
     the cut is predicted not to reach `give_up_above` (an alternative's cut; -1: none; `fm_passes_end`). Never
-    increases the cut; every move fits its block. With a gain cache where `use_gain_cache` says (or as `cached`
-    forces); else as one search per `search_seeds` seeds side by side where that makes two or more and no
-    `give_up_above` is set (`parallel_fm`; 0: one search). Updates part and bw; returns the cut decrease."""
+    increases the cut; every move fits its block. A pass gives up after `stop_fraction` of its boundary moves
+    without a new best, at most `max_patience` of them (0: no cap; `fm_patience`). With a gain cache where
+    `use_gain_cache` says (or as `cached` forces); else as one search per `search_seeds` seeds side by side where
+    that makes two or more and no `give_up_above` is set (`parallel_fm`; 0: one search). Updates part and bw;
+    returns the cut decrease."""
     if passes <= 0 or graph.n == 0:
         return 0
     if vertices is None:
@@ -157,14 +159,14 @@ def refine_fm(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, max_weights: 
     if dtype is not None or cached:
         conn, degree_weight = gain_cache(graph, part, k, dtype)
         return int(kway_fm_cached(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
-                                  max_weights, k, passes, stop_fraction, vertices, float(min_improvement), conn,
-                                  degree_weight, int(give_up_above)))
+                                  max_weights, k, passes, stop_fraction, max_patience, vertices,
+                                  float(min_improvement), conn, degree_weight, int(give_up_above)))
     searches = fm_searches(vertices.shape[0], search_seeds)
     if searches >= 2 and give_up_above < 0:
         return parallel_fm(graph, part, bw, max_weights, passes, stop_fraction, seed, vertices, min_improvement,
-                           searches)
+                           searches, max_patience=max_patience)
     return int(kway_fm(graph.indptr, graph.indices, graph.edge_weights, graph.vertex_weights, part, bw,
-                       max_weights, k, passes, stop_fraction, seed, vertices, float(min_improvement),
+                       max_weights, k, passes, stop_fraction, max_patience, seed, vertices, float(min_improvement),
                        int(give_up_above), 0, vertices[:0], vertices[:0], -1))
 
 
@@ -180,7 +182,8 @@ def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ctx: PartitionCo
     _, boundary = refine_two_direction(graph, part, bw, max_weights, options.lp_refine_passes, seed)
     if finest or not options.fm_finest_only:
         refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 1, boundary,
-                  options.fm_min_improvement, give_up_above=give_up_above, search_seeds=options.fm_search_seeds)
+                  options.fm_min_improvement, give_up_above=give_up_above, search_seeds=options.fm_search_seeds,
+                  max_patience=options.fm_max_patience)
     flows = options.flow_rounds > 0 and graph.n >= options.flow_min_vertices
     if flows and (finest or not options.flow_finest_only):
         before = part.copy()
@@ -197,4 +200,4 @@ def refine(graph: LevelGraph, part: np.ndarray, bw: np.ndarray, ctx: PartitionCo
                                        touched_vertices(graph.indptr, graph.indices, moved[:0], moved))
             refine_fm(graph, part, bw, max_weights, options.fm_passes, options.fm_stop_fraction, seed + 3,
                       around, options.fm_min_improvement, give_up_above=give_up_above,
-                      search_seeds=options.fm_search_seeds)
+                      search_seeds=options.fm_search_seeds, max_patience=options.fm_max_patience)
