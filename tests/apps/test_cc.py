@@ -86,7 +86,8 @@ def test_forests_point_down_and_merge_into_the_components(data, n, forests):
     """Every forest keeps each non-root pointing to a smaller id (what the one-pass compression and labels rely
     on); compressing points every vertex at its root; merged forests label every vertex with its component's
     least id, whichever forest hooked which edge."""
-    from apportion.apps._cc_kernels import compress_forest, forest_labels, forest_root, hook_segment, merge_forest
+    from apportion.apps._cc_kernels import compress_forest, forest_labels, forest_root, hook_segment
+    from apportion.apps.cc import merge_forests
 
     pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n))
     owner = data.draw(st.lists(st.integers(0, forests - 1), min_size=len(pairs), max_size=len(pairs)))
@@ -101,9 +102,35 @@ def test_forests_point_down_and_merge_into_the_components(data, n, forests):
         np.testing.assert_array_equal(compressed, roots)
     merged = parents[0]
     for other in parents[1:]:
-        merge_forest(merged, other)
+        merge_forests(merged, other)
     labels = np.empty(n, dtype=np.int64)
     forest_labels(merged, labels)
     graph = Graph.from_edges(np.array([u for u, _ in pairs], dtype=np.int64),
                              np.array([v for _, v in pairs], dtype=np.int64), n=n)  # loops and repeats dropped
     np.testing.assert_array_equal(labels, cc_reference(graph))
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10**6), threads=st.integers(1, 2), chunk=st.sampled_from([1, 7, 64, 1 << 14]))
+def test_forests_merged_by_several_threads_at_once_give_the_components(seed, threads, chunk):
+    """The merge links on several threads into one forest (roots hooked by compare-and-swap): whatever the
+    chunking and the thread count, every non-root still points to a smaller id and the labels are the
+    components' least ids."""
+    from apportion._chunked import using_threads
+    from apportion.apps.cc import merge_forests
+    from apportion.apps._cc_kernels import forest_labels, hook_segment
+
+    n = 3000
+    rng = np.random.default_rng(seed)
+    u, v = rng.integers(0, n, size=(2, 2 * n)).astype(np.int32)
+    parents = [np.arange(n, dtype=np.int32) for _ in range(2)]
+    half = u.shape[0] // 3
+    hook_segment(parents[0], u[:half], v[:half])
+    hook_segment(parents[1], u[half:], v[half:])
+    with using_threads(threads):
+        merge_forests(parents[0], parents[1], chunk)
+    assert np.all(parents[0] <= np.arange(n))
+    labels = np.empty(n, dtype=np.int64)
+    forest_labels(parents[0], labels)
+    np.testing.assert_array_equal(labels, cc_reference(Graph.from_edges(u.astype(np.int64), v.astype(np.int64),
+                                                                        n=n)))

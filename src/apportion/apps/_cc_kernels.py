@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from apportion._kernels.atomics import compare_and_swap
 from apportion.runtime.worklist import NOT_QUEUED, wl_defer, wl_pop, wl_promote, wl_push
 
 
@@ -101,15 +102,51 @@ def compress_forest(parent):
         parent[v] = parent[parent[v]]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def forest_root_shared(parent, v):
+    """`forest_root` for a forest other threads write too: a vertex is halved only where that changes its
+    parent (storing the same value again would still take its cache line from the other threads)."""
+    while True:
+        p = parent[v]
+        if p == v:
+            return v
+        grand = parent[p]
+        if grand != p:
+            parent[v] = grand
+        v = grand
+
+
 @njit(cache=True, nogil=True)
-def merge_forest(parent, other):
-    """Fold another device's forest into `parent`: the same link operation on every (v, other's parent of v),
-    after `parent` is compressed so that its root finds start one step from the root (road 2^20, a quarter of
-    the edges in `other`: 8.0 -> 6.1 ms with the compression counted)."""
-    compress_forest(parent)
-    for v in range(other.shape[0]):
-        if other[v] != v:
-            forest_link(parent, v, other[v])
+def forest_link_shared(parent, u, v):
+    """`forest_link` where other threads link into the same forest at the same time: the larger root is hooked
+    under the smaller with a compare-and-swap that succeeds only while it is still a root, and the link starts
+    over from the two roots when another thread hooked it first. Halving's plain stores stay safe: they only
+    write non-roots, always an ancestor (a vertex's ancestors only grow), so every non-root still points to a
+    smaller id and each tree's root is its least id, whatever the interleaving."""
+    while True:
+        ru = forest_root_shared(parent, u)
+        rv = forest_root_shared(parent, v)
+        if ru == rv:
+            return
+        low, high = (ru, rv) if ru < rv else (rv, ru)
+        if compare_and_swap(parent, high, high, low) == high:
+            return
+        u, v = low, high  # high was hooked meanwhile: link the two trees from where they are now
+
+
+@njit(cache=True, nogil=True)
+def merge_forest_chunk(first, stride, chunks, parent, other, shared):
+    """Chunks first, first + stride, ... of `chunks` vertex ranges: fold another device's forest into `parent`
+    for those vertices, the link of every (v, other's parent of v): with `shared`, on several threads at once
+    (`forest_link_shared`), else alone (`forest_link`, no atomic operations; `cc.merge_forests`)."""
+    n = other.shape[0]
+    for chunk in range(first, chunks, stride):
+        for v in range(chunk * n // chunks, (chunk + 1) * n // chunks):
+            if other[v] != v:
+                if shared:
+                    forest_link_shared(parent, v, other[v])
+                else:
+                    forest_link(parent, v, other[v])
 
 
 @njit(cache=True, nogil=True)
