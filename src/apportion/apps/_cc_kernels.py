@@ -105,7 +105,9 @@ def compress_forest(parent):
 @njit(cache=True, nogil=True, inline="always")
 def forest_root_shared(parent, v):
     """`forest_root` for a forest other threads write too: a vertex is halved only where that changes its
-    parent (storing the same value again would still take its cache line from the other threads)."""
+    parent (storing the same value again would still take its cache line from the other threads). The GPU's
+    hooking threads walk their forest the same way (`_cc_hook_cuda._root`: a CUDA device function cannot call
+    this one)."""
     while True:
         p = parent[v]
         if p == v:
