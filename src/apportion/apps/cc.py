@@ -133,8 +133,9 @@ def merge_forests(parent: np.ndarray, other: np.ndarray, chunk: int = MERGE_CHUN
     trees' least ids): `parent` is compressed, so that its root finds start one step from the root, then every
     (v, other's parent of v) is linked into it by the threads at once, `chunk` vertices at a time
     (`_cc_kernels.merge_forest_chunk`, roots hooked by compare-and-swap; on one thread without it, which
-    costs a third more per link). The merge was the serial tail of a two-device run: on road 2^20 with two equal
-    devices 10.4 of its 25 ms, beside a device throttled 3× 7.7 of 26 ms (2026-11-28)."""
+    costs a third more per link). The merge was the serial tail of a two-device run: on road 2^20 the merge and
+    the labels took 13.1 of 23.4 ms with two equal devices, 7.7-8.8 of 24.7-26.3 ms beside a device throttled
+    3× (2026-11-28)."""
     compress_forest(parent)
     chunks = max(1, -(-parent.shape[0] // chunk))
     run_chunked(merge_forest_chunk, chunks, parent, other, thread_budget() > 1 and chunks > 1)
